@@ -1,0 +1,15 @@
+"""scikit-learn's estimator checks for every public estimator."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_sketch import TensorSketch
+
+ESTIMATORS = [
+    TensorSketch(n_components=64, random_state=0),
+    TensorSketch(n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
