@@ -168,6 +168,7 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.sign_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, SIGN_HASH_INDEPENDENCE
         )
+        self._n_features_out = self.n_components
         return self
 
     def transform(self, X):
