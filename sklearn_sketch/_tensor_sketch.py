@@ -22,6 +22,7 @@ from ._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
+from ._sparse import dense_to_csr
 from ._validation import validate_features
 
 # Independence of the two hash families (Pham & Pagh, Lemma 6; MATH.md §1):
@@ -210,7 +211,7 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
                 # A dense chunk goes through the sparse path too: scattering
                 # its nonzeros into the buckets row by row beats a dense-sparse
                 # product, whose output is written column-wise.
-                X_chunk = sp.csr_matrix(X_chunk)
+                X_chunk = dense_to_csr(X_chunk)
             if hash_all_features:
                 chunk_hashes, features = feature_hashes, X_chunk.indices
             else:

@@ -1,0 +1,146 @@
+"""TensorSketch against scikit-learn's PolynomialCountSketch and the FFT floor.
+
+For each case, in one run of this script:
+
+* ``sklearn / ours``: time of ``PolynomialCountSketch.transform`` over the time
+  of ``TensorSketch.transform`` on the same input (both fitted beforehand);
+* ``ours / floor``: our time over the FFT work no Tensor Sketch can avoid on
+  the output's shape and dtype: ``degree`` real FFTs of an (n_samples,
+  n_components) array, their product and one inverse real FFT;
+* peak memory of each transform beyond its output (``tracemalloc``, which
+  numpy reports its buffers to).
+
+Times are medians over ``--repeats`` runs (scikit-learn's sparse transform is
+so slow that it runs once unless ``--sklearn-repeats`` says otherwise).
+
+Run::
+
+    python benchmarks/bench_tensor_sketch.py [--data-home DIR] [--quick]
+"""
+
+import argparse
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import scipy.fft
+from sklearn.kernel_approximation import PolynomialCountSketch
+
+from sklearn_sketch import TensorSketch
+from sklearn_sketch.datasets import get_data_home, load_20newsgroups_counts, load_mnist
+
+DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def median_time(function, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def peak_memory_beyond_output(function):
+    """Peak traced allocation during ``function()`` minus its result's size."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    result = function()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return max(peak - result.nbytes, 0)
+
+
+def fft_floor(n_samples, n_components, degree, dtype, repeats):
+    """Median time of the unavoidable FFT work on the output's shape and dtype."""
+    sketches = np.random.RandomState(0).randn(degree, n_samples, n_components).astype(dtype)
+
+    def run():
+        spectrum = scipy.fft.rfft(sketches[0], axis=1)
+        for j in range(1, degree):
+            spectrum *= scipy.fft.rfft(sketches[j], axis=1)
+        return scipy.fft.irfft(spectrum, n=n_components, axis=1, overwrite_x=True)
+
+    run()  # warm-up: plan caches, page faults
+    return median_time(run, repeats)
+
+
+def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
+    ours = TensorSketch(n_components, degree=degree, random_state=0).fit(X)
+    theirs = PolynomialCountSketch(
+        n_components=n_components, degree=degree, random_state=0
+    ).fit(X)
+    ours.transform(X[:10])  # warm-up
+    t_ours = median_time(lambda: ours.transform(X), repeats)
+    t_floor = fft_floor(X.shape[0], n_components, degree, X.dtype, repeats)
+    t_sklearn = median_time(lambda: theirs.transform(X), sklearn_repeats)
+    mem_ours = peak_memory_beyond_output(lambda: ours.transform(X))
+    out_bytes = X.shape[0] * n_components * X.dtype.itemsize
+    row = {
+        "case": name,
+        "shape": f"{X.shape[0]}x{X.shape[1]}",
+        "dtype": X.dtype.name,
+        "degree": degree,
+        "ours_s": t_ours,
+        "sklearn_s": t_sklearn,
+        "floor_s": t_floor,
+        "sklearn/ours": t_sklearn / t_ours,
+        "ours/floor": t_ours / t_floor,
+        "ours_extra_MiB": mem_ours / 2**20,
+        "output_MiB": out_bytes / 2**20,
+    }
+    print(
+        f"{name:<24} {row['dtype']:<8} p={degree}  ours {t_ours:7.3f}s  "
+        f"sklearn {t_sklearn:8.2f}s  floor {t_floor:7.3f}s  "
+        f"sklearn/ours {row['sklearn/ours']:7.1f}x  ours/floor {row['ours/floor']:5.2f}  "
+        f"extra memory {row['ours_extra_MiB']:6.1f} MiB (output {row['output_MiB']:.0f} MiB)",
+        flush=True,
+    )
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-home", default=None)
+    parser.add_argument("--quick", action="store_true", help="small subsets, a smoke run")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sklearn-repeats", type=int, default=1)
+    args = parser.parse_args()
+    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
+
+    n_mnist, n_news, n_components = (500, 100, 1024) if args.quick else (10000, 2000, 4096)
+    repeats = 1 if args.quick else args.repeats
+
+    X_mnist, _ = load_mnist(data_home, subset="test")
+    X_mnist = X_mnist[:n_mnist]
+    X_news, _ = load_20newsgroups_counts(data_home, subset="train")
+    X_news = X_news[:n_news].astype(np.float64)
+    if args.quick:
+        # scikit-learn loops over features in Python: a minute on all 130107.
+        X_news = X_news[:, :2000]
+
+    print(f"n_components={n_components}, repeats={repeats}")
+    rows = []
+    for dtype in (np.float64, np.float32):
+        for degree in (2, 3):
+            rows.append(
+                bench_case(
+                    "MNIST t10k",
+                    X_mnist.astype(dtype),
+                    n_components,
+                    degree,
+                    repeats,
+                    args.sklearn_repeats,
+                )
+            )
+    rows.append(
+        bench_case(
+            "20 Newsgroups (sparse)", X_news, n_components, 2, repeats, args.sklearn_repeats
+        )
+    )
+    return rows
+
+
+if __name__ == "__main__":
+    main()
