@@ -20,10 +20,8 @@ Run::
     python examples/pham_pagh_table1.py [--quick] [--data-home DIR] [--output-dir DIR]
 """
 
-import argparse
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -31,10 +29,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.svm import LinearSVC
 
+from _common import data_home_and_output_dir, example_parser, write_csv
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import get_data_home, load_a9a, load_mnist
-
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from sklearn_sketch.datasets import load_a9a, load_mnist
 
 # The four kernels of Table 1: (label, degree, coef0), gamma = 1.
 KERNELS = [
@@ -178,15 +175,10 @@ def load_table_data(name, data_home, n_max=None, seed=0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Pham & Pagh (2013) Table 1, TS column.")
-    parser.add_argument("--quick", action="store_true", help="1000 rows, 2 runs: seconds")
-    parser.add_argument("--data-home", default=None)
-    parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
+    parser = example_parser("Pham & Pagh (2013) Table 1, TS column.")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
+    data_home, output_dir = data_home_and_output_dir(args)
 
     n_max, n_runs = (1000, 2) if args.quick else (None, args.runs)
     markdown = ["# Pham & Pagh (2013), Table 1: Tensor Sketch, linear SVM\n"]
@@ -203,11 +195,7 @@ def main(argv=None):
         markdown.append(markdown_table(title, rows))
 
     (output_dir / "pham_pagh_table1.md").write_text("\n".join(markdown))
-    columns = list(all_rows[0])
-    csv_lines = [",".join(columns)] + [
-        ",".join(str(row[c]) for c in columns) for row in all_rows
-    ]
-    (output_dir / "pham_pagh_table1.csv").write_text("\n".join(csv_lines) + "\n")
+    write_csv(output_dir / "pham_pagh_table1.csv", all_rows)
     print(f"Wrote {output_dir / 'pham_pagh_table1.md'} and .csv")
 
 

@@ -1,7 +1,7 @@
 """
-===================================================
+====================================================
 Reproduce the papers' accuracy tables in one command
-===================================================
+====================================================
 
 The main job of sklearn-sketch: for each method, the accuracy table of its
 paper in the paper's layout, with the published figures beside ours, and a
@@ -22,16 +22,14 @@ Run::
     python examples/reproduce_tables.py [--dataset digits|mnist|a9a] [--quick]
 """
 
-import argparse
 import time
 import warnings
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from _common import data_home_and_output_dir, example_parser, write_csv  # noqa: E402
 from pham_pagh_table1 import (  # noqa: E402
     KERNELS,
     PAPER_N_COMPONENTS,
@@ -47,10 +45,6 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import Normalizer  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
-
-from sklearn_sketch.datasets import get_data_home  # noqa: E402
-
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def load_digits_split():
@@ -133,26 +127,14 @@ def plot_accuracy_against_size(sizes, sweep, exact, path):
     ax.set_title("Tensor Sketch + LinearSVC on digits\n(dashed: exact polynomial-kernel SVC)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def write_csv(path, rows):
-    columns = sorted({key for row in rows for key in row}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
-    lines = [",".join(columns)] + [",".join(str(row.get(c, "")) for c in columns) for row in rows]
-    path.write_text("\n".join(lines) + "\n")
+    fig.savefig(path, dpi=120)  # left open: the documentation gallery shows it
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Reproduce the papers' accuracy tables.")
+    parser = example_parser("Reproduce the papers' accuracy tables.")
     parser.add_argument("--dataset", default="digits", choices=["digits", "mnist", "a9a"])
-    parser.add_argument("--data-home", default=None)
-    parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
-    parser.add_argument("--quick", action="store_true", help="fewer runs and sizes: seconds")
     args = parser.parse_args(argv)
-    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
+    data_home, output_dir = data_home_and_output_dir(args)
 
     start = time.perf_counter()
     with warnings.catch_warnings():

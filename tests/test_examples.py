@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
-EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.py"))
+# Modules whose name starts with "_" are shared plumbing, not examples.
+EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.py") if not p.name.startswith("_"))
 # Examples that run on data bundled with scikit-learn; the others read the
 # real data sets.
 NO_DATA_NEEDED = {"reproduce_tables.py"}
