@@ -206,7 +206,12 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             np.array([n_features]), dtype, np.sqrt(self.coef0)
         )
 
+        # Count sketches are built in a scratch buffer reused across degrees
+        # and chunks: it stays in cache, and each output row is written once.
+        scratch = None
+
         def transform_chunk(X_chunk, out):
+            nonlocal scratch
             if not sp.issparse(X_chunk):
                 # A dense chunk goes through the sparse path too: scattering
                 # its nonzeros into the buckets row by row beats a dense-sparse
@@ -217,10 +222,13 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             else:
                 keys, features = np.unique(X_chunk.indices, return_inverse=True)
                 chunk_hashes = self._feature_hashes(keys, dtype, scale)
+            if scratch is None:
+                scratch = np.empty_like(out)
+            sketch = scratch[: out.shape[0]]
             spectrum = None
             for j in range(self.degree):
                 buckets, signs = chunk_hashes[0][j], chunk_hashes[1][j]
-                sketch = _count_sketch(X_chunk, buckets, signs, features, out)
+                _count_sketch(X_chunk, buckets, signs, features, sketch)
                 if self.coef0:
                     sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
                 if spectrum is None:
@@ -231,8 +239,8 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
                 spectrum, n=self.n_components, axis=1, overwrite_x=True
             )
 
-        # Per row: the count sketch (written in the output), two spectra of
-        # n_components // 2 + 1 complex values and the inverse transform.
+        # Per row: the count sketch, two spectra of n_components // 2 + 1
+        # complex values and the inverse transform.
         bytes_per_row = 4 * self.n_components * np.dtype(dtype).itemsize
         return transform_in_chunks(
             X, transform_chunk, self.n_components, dtype, bytes_per_row
