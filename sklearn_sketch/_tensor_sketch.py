@@ -226,18 +226,27 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
                 scratch = np.empty_like(out)
             sketch = scratch[: out.shape[0]]
             spectrum = None
-            for j in range(self.degree):
-                buckets, signs = chunk_hashes[0][j], chunk_hashes[1][j]
-                _count_sketch(X_chunk, buckets, signs, features, sketch)
-                if self.coef0:
-                    sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
-                if spectrum is None:
-                    spectrum = scipy.fft.rfft(sketch, axis=1)
-                else:
-                    spectrum *= scipy.fft.rfft(sketch, axis=1)
-            out[...] = scipy.fft.irfft(
-                spectrum, n=self.n_components, axis=1, overwrite_x=True
-            )
+            # Overflow is detected once, on the result, below.
+            with np.errstate(over="ignore", invalid="ignore"):
+                for j in range(self.degree):
+                    buckets, signs = chunk_hashes[0][j], chunk_hashes[1][j]
+                    _count_sketch(X_chunk, buckets, signs, features, sketch)
+                    if self.coef0:
+                        sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
+                    if spectrum is None:
+                        spectrum = scipy.fft.rfft(sketch, axis=1)
+                    else:
+                        spectrum *= scipy.fft.rfft(sketch, axis=1)
+                out[...] = scipy.fft.irfft(
+                    spectrum, n=self.n_components, axis=1, overwrite_x=True
+                )
+            if not np.isfinite(out).all():
+                raise ValueError(
+                    f"TensorSketch overflowed {np.dtype(dtype).name}: the input "
+                    f"values raised to degree={self.degree} exceed the range of "
+                    "the dtype. Scale the input down (for example with "
+                    "sklearn.preprocessing.Normalizer) or use float64."
+                )
 
         # Per row: the count sketch, two spectra of n_components // 2 + 1
         # complex values and the inverse transform.

@@ -380,6 +380,16 @@ def test_non_finite_input(bad):
         sketch.transform(sp.csr_matrix(X))
 
 
+@pytest.mark.parametrize("dtype, huge", [(np.float64, 1e200), (np.float32, 1e25)])
+def test_overflow_is_an_error_not_inf(dtype, huge):
+    X = np.array([[huge, 1.0], [1.0, 2.0]], dtype=dtype)
+    sketch = TensorSketch(8, degree=2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="overflowed"):
+        sketch.transform(X)
+    # Large but representable values are fine.
+    assert np.isfinite(sketch.transform(np.sqrt(np.sqrt(X)))).all()
+
+
 def test_wrong_number_of_features():
     sketch = TensorSketch().fit(np.ones((3, 4)))
     with pytest.raises(ValueError, match="features"):
