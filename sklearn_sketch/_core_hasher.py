@@ -15,7 +15,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._counter_random import gaussian_block, rademacher_block
-from ._hashing import draw_polynomial_hashes, hash_to_buckets, polynomial_hash
+from ._hashing import (
+    draw_polynomial_hashes,
+    hash_to_buckets,
+    polynomial_hash_columns,
+)
 from ._minhash import (
     densification_probes,
     draw_multiply_shift,
@@ -307,12 +311,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.b_bits is None:
             codes = locations
         else:
-            codes = np.empty_like(locations)
-            for j in range(k):
-                codes[:, j] = hash_to_buckets(
-                    polynomial_hash(self.bucket_coefficients_[j], locations[:, j]),
-                    width,
-                )
+            codes = hash_to_buckets(
+                polynomial_hash_columns(self.bucket_coefficients_, locations), width
+            ).astype(np.int64, copy=False)
         codes += np.arange(k, dtype=np.int64) * width
         indptr = np.zeros(n_samples + 1, dtype=np.int64)
         np.cumsum(nonempty * k, out=indptr[1:])

@@ -84,12 +84,12 @@ def draw_multiply_shift(random_state, n_hashes):
     return (halves[..., 0] << _U32) | halves[..., 1]
 
 
-def _sort_keys(hash_coefficients, mixed_keys, out):
-    """High 32 bits of ``a * key + b`` (the hash value), in place of ``out``."""
-    np.multiply(mixed_keys, hash_coefficients[0], out=out)
-    out += hash_coefficients[1]
-    out &= _HIGH32
-    return out
+def _sort_keys(hash_coefficients, mixed_keys):
+    """High 32 bits of ``a * key + b`` (the hash value), low 32 bits zero."""
+    keys = mixed_keys * hash_coefficients[0]
+    keys += hash_coefficients[1]
+    keys &= _HIGH32
+    return keys
 
 
 def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
@@ -138,16 +138,21 @@ def minwise_positions(indices, indptr, hash_coefficients):
     use_table = columns.size * 2 < indices.size
     mixed = fmix32(columns if use_table else indices)
     position_bits = np.arange(indices.size, dtype=np.uint64)
-    table = np.empty(mixed.size, dtype=np.uint64)
-    for j in range(n_hashes):
-        keys = _sort_keys(hash_coefficients[j], mixed, table)
+    # Several hashes per step when rows are short, so that the Python loop
+    # runs over blocks of about MAX_CHUNK_NNZ values rather than every hash.
+    block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
+    for first in range(0, n_hashes, block):
+        coefficients = hash_coefficients[first : first + block]
+        keys = mixed * coefficients[:, :1]
+        keys += coefficients[:, 1:]
+        keys &= _HIGH32
         if use_table:
-            keys = keys[inverse]
+            keys = keys[:, inverse]
         # (hash value, position) packed in one uint64: the minimum gives the
         # argmin, ties going to the smaller position (= smaller coordinate).
         keys |= position_bits
-        minima = np.minimum.reduceat(keys, starts)
-        positions[:, j] = minima & _LOW32
+        minima = np.minimum.reduceat(keys, starts, axis=1)
+        positions[:, first : first + block] = (minima & _LOW32).T
     return positions
 
 
@@ -185,9 +190,7 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     n_rows = int(nonempty.sum())
     if n_rows == 0:
         return np.empty((0, n_bins), dtype=np.int64)
-    keys = _sort_keys(
-        hash_coefficients, fmix32(indices), np.empty(indices.size, dtype=np.uint64)
-    )
+    keys = _sort_keys(hash_coefficients, fmix32(indices))
     # The bin is the top of the hash value (multiply-shift range reduction),
     # so within a bin the order is still the hash order.
     bins = ((keys >> _U32) * np.uint64(n_bins)) >> _U32
