@@ -15,12 +15,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._counter_random import gaussian_block, rademacher_block
-from ._hashing import (
-    draw_polynomial_hashes,
-    hash_to_buckets,
-    polynomial_hash_columns,
-)
+from ._hashing import draw_polynomial_hashes
 from ._minhash import (
+    bbit_codes,
     densification_probes,
     draw_multiply_shift,
     minwise_positions,
@@ -29,9 +26,7 @@ from ._minhash import (
 )
 from ._validation import validate_features
 
-# Pairwise independence is all the b-bit bucket and the densification probes
-# need: two distinct locations share a bucket with probability 2**-b exactly.
-BUCKET_HASH_INDEPENDENCE = 2
+# Pairwise independence is all the densification probes need.
 PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
@@ -122,8 +117,8 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         Pairwise independent hash of the densification probes ("oph").
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
-        Pairwise independent hash of each block's b-bit location code
-        (``b_bits`` not None).
+        Strongly universal multiply-add-shift hash of each block's b-bit
+        location code (used when ``b_bits`` is not None).
 
     projection_seed_ : int
         Key of the counter-based generator of the projection (``"core1"``).
@@ -249,9 +244,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.probe_coefficients_ = draw_polynomial_hashes(
             random_state, 1, PROBE_HASH_INDEPENDENCE
         )[0]
-        self.bucket_coefficients_ = draw_polynomial_hashes(
-            random_state, k, BUCKET_HASH_INDEPENDENCE
-        )
+        self.bucket_coefficients_ = draw_multiply_shift(random_state, k)
         self.projection_seed_ = int(draw_multiply_shift(random_state, 1)[0, 0])
         return self
 
@@ -311,9 +304,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.b_bits is None:
             codes = locations
         else:
-            codes = hash_to_buckets(
-                polynomial_hash_columns(self.bucket_coefficients_, locations), width
-            ).astype(np.int64, copy=False)
+            codes = bbit_codes(self.bucket_coefficients_, locations, self.b_bits)
         codes += np.arange(k, dtype=np.int64) * width
         indptr = np.zeros(n_samples + 1, dtype=np.int64)
         np.cumsum(nonempty * k, out=indptr[1:])

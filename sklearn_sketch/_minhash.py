@@ -202,24 +202,57 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
 
     filled = best != _EMPTY
     dense = best.copy()
-    pending_rows, pending_bins = np.nonzero(~filled)
+    # Flat indices row * k + bin: 1-D gathers are much cheaper than 2-D ones.
+    filled_flat, best_flat, dense_flat = filled.ravel(), best.ravel(), dense.ravel()
+    pending = np.flatnonzero(~filled_flat)
+    if filled_flat.size < 2**31:
+        pending = pending.astype(np.int32)  # halves the traffic of the loop
+    pending_bins = pending % n_bins
+    row_starts = pending - pending_bins
+    probes_by_attempt = np.ascontiguousarray(probes.T).astype(pending.dtype)
     # Optimal densification: an empty bin borrows the minimum of the first
     # originally nonempty bin its probe sequence hits.
     for attempt in range(probes.shape[1]):
-        if pending_rows.size == 0:
+        if pending.size == 0:
             break
-        candidates = probes[pending_bins, attempt]
-        hit = filled[pending_rows, candidates]
-        dense[pending_rows[hit], pending_bins[hit]] = best[
-            pending_rows[hit], candidates[hit]
-        ]
-        pending_rows, pending_bins = pending_rows[~hit], pending_bins[~hit]
-    if pending_rows.size:
+        candidates = row_starts + probes_by_attempt[attempt][pending_bins]
+        hit = filled_flat[candidates]
+        dense_flat[pending[hit]] = best_flat[candidates[hit]]
+        missed = ~hit
+        pending, pending_bins = pending[missed], pending_bins[missed]
+        row_starts = row_starts[missed]
+    if pending.size:
         # Rare after the probes: continue the same (row-independent) sequence
         # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
         offsets = np.arange(1, n_bins + 1)
-        candidates = (pending_bins[:, None] + offsets) % n_bins
-        first = np.argmax(filled[pending_rows[:, None], candidates], axis=1)
-        chosen = candidates[np.arange(pending_rows.size), first]
-        dense[pending_rows, pending_bins] = best[pending_rows, chosen]
+        candidates = row_starts[:, None] + (pending_bins[:, None] + offsets) % n_bins
+        first = np.argmax(filled_flat[candidates], axis=1)
+        chosen = candidates[np.arange(pending.size), first]
+        dense_flat[pending] = best_flat[chosen]
     return (dense & _LOW32).astype(np.int64)
+
+
+def bbit_codes(hash_coefficients, locations, b_bits):
+    """b-bit code of each location, hash ``j`` for column ``j``.
+
+    Multiply-add-shift ``((a_j * key + b_j) mod 2**64) >> (64 - b)`` is
+    strongly universal for distinct 32-bit keys: two different locations get
+    the same code with probability exactly ``2**-b``.
+
+    Parameters
+    ----------
+    hash_coefficients : ndarray of shape (k, 2), dtype uint64
+    locations : ndarray of shape (n_rows, k) of non-negative integers
+    b_bits : int, 1 to 32
+
+    Returns
+    -------
+    codes : ndarray of shape (n_rows, k), dtype int64, in ``[0, 2**b_bits)``
+    """
+    keys = locations.astype(np.uint64)
+    if keys.size and keys.max() > _LOW32:
+        keys = fmix32(keys)  # fold locations beyond 32 bits
+    keys *= hash_coefficients[:, 0]
+    keys += hash_coefficients[:, 1]
+    keys >>= np.uint64(64 - b_bits)
+    return keys.astype(np.int64)
