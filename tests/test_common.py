@@ -2,11 +2,14 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_sketch import TensorSketch
+from sklearn_sketch import CoREHasher, TensorSketch
 
 ESTIMATORS = [
     TensorSketch(n_components=64, random_state=0),
     TensorSketch(n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0),
+    CoREHasher(n_components=32, random_state=0),
+    CoREHasher(n_components=32, kernel="core2", hashing="oph", random_state=0),
+    CoREHasher(n_components=16, kernel="resemblance", b_bits=None, random_state=0),
 ]
 
 

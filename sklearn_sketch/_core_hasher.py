@@ -1,0 +1,374 @@
+"""CoREHasher: CoRE kernels linearized by minwise hashing (Li, 2014)."""
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._counter_random import gaussian_block, rademacher_block
+from ._hashing import draw_polynomial_hashes
+from ._minhash import (
+    bbit_codes,
+    densification_probes,
+    draw_multiply_shift,
+    minwise_positions,
+    nnz_chunks,
+    oph_positions,
+)
+from ._validation import validate_features
+
+# Pairwise independence is all the densification probes need.
+PROBE_HASH_INDEPENDENCE = 2
+# Densification probes per empty bin before the circular fallback; after 256
+# probes a bin stays empty only when its row fills under ~2% of the bins.
+MAX_PROBES = 256
+# Memory for one block of the projection matrix (rows of the distinct
+# features, a block of columns).
+PROJECTION_BLOCK_BYTES = 16 * 2**20
+
+
+def _canonical_csr(X):
+    """CSR with sorted indices, no duplicates and no stored zeros (a copy if needed)."""
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format or (X.data == 0).any():
+        X = X.copy()
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    return X
+
+
+class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Sparse hashed features for the CoRE kernels and the resemblance kernel.
+
+    Each row ``u`` is normalized to unit l2 norm, ``u~ = u / |u|``; its set of
+    nonzero coordinates ``S_u`` (of size ``f_u``) is hashed by ``k =
+    n_components`` minwise hashes. Hash ``j`` gives the location ``L_j(u)``,
+    the first coordinate of ``S_u`` under a random order. The output row has
+    one block of width ``B`` per hash, with a single nonzero at (the b-bit
+    code of) ``L_j(u)`` carrying, times ``1 / sqrt(k)``:
+
+    * ``kernel="core1"``: a random projection ``P_j(u) = sum_i r_ij u~_i``,
+      with ``r_ij`` independent of the hashes;
+    * ``kernel="core2"``: ``sqrt(f_u) * u~[L_j(u)]``;
+    * ``kernel="resemblance"``: 1.
+
+    The inner product of two output rows is then exactly Li's estimator
+    ``(1/k) sum_j 1[L_j(u) = L_j(v)] ...`` of the kernel:
+
+    * CoRE type 1 ``K_C1 = rho * R``,
+    * CoRE type 2 ``K_C2 = rho * sqrt(f_u f_v) / |S_u | S_v|``,
+    * the resemblance ``R = |S_u & S_v| / |S_u | S_v|``,
+
+    where ``rho = <u~, v~>`` is the correlation. So a linear model on the
+    output approximates the kernel machine; see
+    :func:`sklearn_sketch.metrics.core_kernel` for the exact kernels.
+
+    Read more in the :ref:`User Guide <core_hasher>`.
+
+    Parameters
+    ----------
+    n_components : int, default=256
+        The number of hashes ``k``, also the number of nonzeros of each
+        output row. The variance of a kernel estimate falls like ``1 / k``.
+
+    kernel : {"core1", "core2", "resemblance"}, default="core1"
+        The kernel the inner products estimate.
+
+    b_bits : int or None, default=8
+        Each location is coded by ``b_bits`` bits of a pairwise independent
+        hash of it, so a block has width ``B = 2**b_bits`` and the output
+        ``n_components * 2**b_bits`` columns. Two different locations then
+        share a code with probability ``2**-b_bits``, which biases the
+        estimate (see Notes). ``None`` keeps the full location: blocks of
+        width ``n_features_in_`` and no bias. Between 1 and 32.
+
+    hashing : {"minwise", "oph"}, default="minwise"
+        "minwise": ``k`` independent minwise hashes, ``O(nnz * k)`` work, as
+        the paper analyses. "oph": one-permutation hashing with optimal
+        densification (Shrivastava, 2017), ``O(nnz + k)`` work per row, the
+        same collision probability ``R`` per hash and a variance no larger.
+
+    projection : {"gaussian", "rademacher"}, default="gaussian"
+        Distribution of ``r_ij`` for ``kernel="core1"`` (ignored otherwise).
+        "gaussian" is N(0, 1) as in the paper; "rademacher" (random signs) is
+        cheaper to generate, also unbiased, and has a slightly smaller
+        variance (see Notes).
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the hashes and the projection drawn in ``fit``. Pass an int for
+        reproducible output across calls and processes.
+
+    Attributes
+    ----------
+    hash_coefficients_ : ndarray of shape (n_hashes, 2), dtype uint64
+        Multiply-add-shift coefficients ``(a, b)`` of the minwise hashes:
+        ``n_components`` of them for "minwise", one for "oph".
+
+    probe_coefficients_ : ndarray of shape (2,), dtype uint64
+        Pairwise independent hash of the densification probes ("oph").
+
+    bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
+        Strongly universal multiply-add-shift hash of each block's b-bit
+        location code (used when ``b_bits`` is not None).
+
+    projection_seed_ : int
+        Key of the counter-based generator of the projection (``"core1"``).
+
+    n_features_in_ : int
+        Number of features seen during :term:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :term:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn_sketch.metrics.core_kernel : The exact CoRE kernels.
+    sklearn_sketch.metrics.resemblance_kernel : The exact resemblance kernel.
+
+    Notes
+    -----
+    **Variance** (``b_bits=None``, "minwise", ``s = sum_{i in S_u & S_v}
+    u~_i**2 v~_i**2``):
+
+    * type 1, Gaussian: ``((1 + 2 rho**2) R - rho**2 R**2) / k``;
+      Rademacher: ``((1 + 2 rho**2 - 2 s) R - rho**2 R**2) / k``;
+    * type 2: ``(f_u f_v / |S_u | S_v| * s - K_C2**2) / k``;
+    * resemblance: ``(R - R**2) / k``.
+
+    **b-bit bias.** With ``b_bits=b`` two different locations collide with
+    probability ``2**-b``, independently of everything else, so
+
+    * resemblance: ``E = R + (1 - R) 2**-b``;
+    * type 1: ``E = rho (R + (1 - R) 2**-b)`` (the projections are
+      independent of the hashes);
+    * type 2: ``E = K_C2 + 2**-b E[sqrt(f_u f_v) V(u) V(v) 1[L(u) != L(v)]]``,
+      which is ``R + (1 - R) 2**-b`` on binary data.
+
+    The bias is not corrected (a correction would make the features depend
+    on pairs). With ``b=8`` it is at most ``0.4%`` of the kernel's scale;
+    ``tests/test_core_hashing.py`` measures it against these predictions.
+
+    **Hashes.** A coordinate is scrambled by a fixed bijection and then
+    hashed by a pairwise independent multiply-add-shift hash; plain linear
+    hashes of consecutive indices are measurably not min-wise independent.
+    The projection entries are generated from a counter keyed by
+    ``(seed, feature, j)``, so nothing in the fitted state grows with the
+    number of features.
+
+    **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
+    k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
+    and the generation of ``k`` entries per distinct feature. Rows are hashed
+    in chunks of bounded size. Float32 input gives float32 output.
+
+    References
+    ----------
+    Li, P. "CoRE Kernels." UAI 2014.
+
+    Li, P., Owen, A. and Zhang, C.-H. "One Permutation Hashing." NIPS 2012.
+
+    Shrivastava, A. "Optimal Densification for Fast and Accurate Minwise
+    Hashing." ICML 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketch import CoREHasher
+    >>> from sklearn_sketch.metrics import core_kernel
+    >>> X = np.array([[1.0, 2.0, 0.0, 3.0], [1.0, 0.0, 0.0, 3.0], [0.0, 0.0, 4.0, 0.0]])
+    >>> hasher = CoREHasher(n_components=2048, kernel="core1", random_state=0)
+    >>> X_hashed = hasher.fit_transform(X)
+    >>> X_hashed.shape, X_hashed.nnz
+    ((3, 524288), 6144)
+    >>> bool(np.allclose((X_hashed @ X_hashed.T).toarray(), core_kernel(X), atol=0.1))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [StrOptions({"core1", "core2", "resemblance"})],
+        "b_bits": [Interval(Integral, 1, 32, closed="both"), None],
+        "hashing": [StrOptions({"minwise", "oph"})],
+        "projection": [StrOptions({"gaussian", "rademacher"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_components=256,
+        *,
+        kernel="core1",
+        b_bits=8,
+        hashing="minwise",
+        projection="gaussian",
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.b_bits = b_bits
+        self.hashing = hashing
+        self.projection = projection
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw the hashes and the projection key; only n_features is read from X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+        """
+        validate_features(self, X, reset=True)
+        random_state = check_random_state(self.random_state)
+        k = self.n_components
+        n_hashes = k if self.hashing == "minwise" else 1
+        self.hash_coefficients_ = draw_multiply_shift(random_state, n_hashes)
+        self.probe_coefficients_ = draw_polynomial_hashes(
+            random_state, 1, PROBE_HASH_INDEPENDENCE
+        )[0]
+        self.bucket_coefficients_ = draw_multiply_shift(random_state, k)
+        self.projection_seed_ = int(draw_multiply_shift(random_state, 1)[0, 0])
+        return self
+
+    @property
+    def _block_width(self):
+        if self.b_bits is None:
+            return self.n_features_in_
+        return 2**self.b_bits
+
+    @property
+    def _n_features_out(self):
+        return self.n_components * self._block_width
+
+    def transform(self, X):
+        """Hash X into sparse features whose inner products estimate the kernel.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data to transform; real values, negative ones included.
+
+        Returns
+        -------
+        X_new : csr_matrix of shape (n_samples, n_components * B)
+            ``B = 2**b_bits`` (``n_features_in_`` when ``b_bits=None``).
+            Exactly ``n_components`` nonzeros per nonempty input row, none for
+            an all-zero row; float32 for float32 input, float64 otherwise.
+        """
+        check_is_fitted(self)
+        X = validate_features(self, X, reset=False)
+        X = _canonical_csr(X)
+        dtype = X.dtype
+        k = self.n_components
+        n_samples = X.shape[0]
+        row_nnz = np.diff(X.indptr)
+        nonempty = row_nnz > 0
+        n_nonempty = int(nonempty.sum())
+
+        positions = self._hash_positions(X)  # (n_nonempty, k) into X.data
+        locations = X.indices[positions].astype(np.int64)
+
+        norms = np.empty(0)
+        if n_nonempty:
+            squares = X.data.astype(np.float64) ** 2
+            norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
+        if self.kernel == "resemblance":
+            values = np.ones((n_nonempty, k), dtype=dtype)
+        elif self.kernel == "core2":
+            scale = np.sqrt(row_nnz[nonempty]) / norms
+            values = X.data[positions] * scale[:, None].astype(dtype)
+        else:
+            values = self._project(X, nonempty)
+            values /= norms[:, None].astype(dtype)
+        values *= dtype.type(1.0 / np.sqrt(k))
+
+        width = self._block_width
+        if self.b_bits is None:
+            codes = locations
+        else:
+            codes = bbit_codes(self.bucket_coefficients_, locations, self.b_bits)
+        codes += np.arange(k, dtype=np.int64) * width
+        indptr = np.zeros(n_samples + 1, dtype=np.int64)
+        np.cumsum(nonempty * k, out=indptr[1:])
+        index_dtype = np.int32 if k * width <= np.iinfo(np.int32).max else np.int64
+        return sp.csr_matrix(
+            (
+                values.ravel(),
+                codes.ravel().astype(index_dtype),
+                indptr.astype(index_dtype),
+            ),
+            shape=(n_samples, k * width),
+        )
+
+    def _hash_positions(self, X):
+        """Positions in ``X.data`` of each nonempty row's ``k`` minima."""
+        k = self.n_components
+        n_nonempty = int((np.diff(X.indptr) > 0).sum())
+        positions = np.empty((n_nonempty, k), dtype=np.int64)
+        if self.hashing == "oph":
+            n_attempts = min(k, MAX_PROBES)
+            probes = densification_probes(self.probe_coefficients_, k, n_attempts)
+        done = 0
+        # The "oph" chunk also holds a (rows x k) table of bin minima.
+        max_rows = max(1, (8 * 2**20) // (8 * k))
+        for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
+            offset = X.indptr[start]
+            indices = X.indices[offset : X.indptr[stop]]
+            indptr = X.indptr[start : stop + 1] - offset
+            if self.hashing == "minwise":
+                chunk = minwise_positions(indices, indptr, self.hash_coefficients_)
+            else:
+                chunk = oph_positions(
+                    indices, indptr, self.hash_coefficients_[0], probes
+                )
+            chunk += offset
+            positions[done : done + chunk.shape[0]] = chunk
+            done += chunk.shape[0]
+        return positions
+
+    def _project(self, X, nonempty):
+        """``X @ R`` for the nonempty rows, R generated block by block."""
+        k = self.n_components
+        dtype = X.dtype
+        X = X[nonempty]
+        features, inverse = np.unique(X.indices, return_inverse=True)
+        # Columns of X renumbered to the distinct features it uses.
+        X = sp.csr_matrix(
+            (X.data, inverse.ravel(), X.indptr), shape=(X.shape[0], features.size)
+        )
+        if self.projection == "gaussian":
+            generate, step = gaussian_block, 2
+        else:
+            generate, step = rademacher_block, 64
+        block = PROJECTION_BLOCK_BYTES // max(features.size * dtype.itemsize, 1)
+        block = max(step, block // step * step)
+        out = np.empty((X.shape[0], k), dtype=dtype)
+        for start in range(0, k, block):
+            stop = min(start + block, k)
+            R = generate(self.projection_seed_, features, start, stop, k, dtype)
+            out[:, start:stop] = X @ R
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,258 @@
+"""Minwise hashing of the nonzero patterns of CSR rows, fully vectorized.
+
+Two schemes give, for every nonempty row and every hash ``j = 0 .. k-1``, the
+position (in the CSR ``indices``/``data`` arrays) of the row's minimal element
+under a random order of the coordinates:
+
+* :func:`minwise_positions`: ``k`` independent orders, ``O(nnz * k)`` work.
+* :func:`oph_positions`: one order split into ``k`` bins (one-permutation
+  hashing, Li, Owen and Zhang 2012) with optimal densification of empty bins
+  (Shrivastava 2017), ``O(nnz + k)`` work per row.
+
+Hash family
+-----------
+A coordinate ``i`` is first mapped by a fixed bijection of 32-bit integers
+(MurmurHash3's finalizer ``fmix32``) to a key, then hashed by the
+multiply-add-shift scheme ``h(i) = ((a * key + b) mod 2**64) >> 32`` with
+``a, b`` uniform 64-bit integers. For distinct 32-bit keys that scheme is
+strongly universal (pairwise independent, Dietzfelbinger 1996), and a fixed
+bijection applied first keeps it so. The bijection matters in practice: a
+linear hash of *consecutive* indices (pixels, term ids) orders them along a
+lattice and its minimum is measurably not min-wise independent; scrambling the
+keys first removes that structure (``tests/test_core_hashing.py`` measures the
+collision rate against the resemblance on MNIST pixels).
+
+Ties between two coordinates of one row that share the 32-bit hash value are
+broken by the coordinate index (rows are in canonical CSR form, so the
+position order is the index order); the order is then a strict total order on
+coordinates, i.e. a permutation, identical for every row. Coordinates above
+``2**32 - 1`` are folded to 32 bits before mixing, so for more than ``2**32``
+features two coordinates can share a key.
+
+The state of a scheme is a few integers per hash, whatever the number of
+features.
+"""
+
+import numpy as np
+
+from ._hashing import hash_to_buckets, polynomial_hash
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+_HIGH32 = np.uint64(0xFFFFFFFF00000000)
+_U32 = np.uint64(32)
+_EMPTY = np.iinfo(np.uint64).max
+
+# Largest number of stored entries hashed at once: the positions of a chunk's
+# entries must fit the 32 low bits of a uint64 sort key, and the temporaries
+# (a few uint64 arrays of this length) stay near 8 MiB each.
+MAX_CHUNK_NNZ = 1 << 20
+
+
+def fmix32(keys):
+    """MurmurHash3's 32-bit finalizer, a bijection of ``[0, 2**32)``.
+
+    Parameters
+    ----------
+    keys : ndarray of non-negative integers
+
+    Returns
+    -------
+    mixed : ndarray of uint64, values below ``2**32``
+    """
+    h = np.asarray(keys).astype(np.uint64)
+    # Fold keys above 32 bits (only for more than 2**32 features).
+    h = (h & _LOW32) ^ (h >> _U32)
+    h ^= h >> np.uint64(16)
+    h *= np.uint64(0x85EBCA6B)
+    h &= _LOW32
+    h ^= h >> np.uint64(13)
+    h *= np.uint64(0xC2B2AE35)
+    h &= _LOW32
+    h ^= h >> np.uint64(16)
+    return h
+
+
+def draw_multiply_shift(random_state, n_hashes):
+    """Draw ``n_hashes`` multiply-add-shift hashes: uniform 64-bit ``(a, b)``.
+
+    Returns
+    -------
+    coefficients : ndarray of shape (n_hashes, 2), dtype uint64
+    """
+    halves = random_state.randint(0, 2**32, size=(n_hashes, 2, 2), dtype=np.int64)
+    halves = halves.astype(np.uint64)
+    return (halves[..., 0] << _U32) | halves[..., 1]
+
+
+def _sort_keys(hash_coefficients, mixed_keys):
+    """High 32 bits of ``a * key + b`` (the hash value), low 32 bits zero."""
+    keys = mixed_keys * hash_coefficients[0]
+    keys += hash_coefficients[1]
+    keys &= _HIGH32
+    return keys
+
+
+def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
+    """Row ranges ``(start, stop)`` holding at most ``max_nnz`` stored entries.
+
+    A row with more entries than ``max_nnz`` gets a chunk of its own.
+    """
+    n_rows = len(indptr) - 1
+    if max_rows is None:
+        max_rows = n_rows
+    max_rows = max(int(max_rows), 1)
+    start = 0
+    while start < n_rows:
+        stop = int(np.searchsorted(indptr, indptr[start] + max_nnz, side="right")) - 1
+        stop = min(max(stop, start + 1), start + max_rows, n_rows)
+        yield start, stop
+        start = stop
+
+
+def minwise_positions(indices, indptr, hash_coefficients):
+    """Position of each row's minimum under each of ``k`` independent hashes.
+
+    Parameters
+    ----------
+    indices, indptr : ndarray
+        A chunk of a canonical CSR matrix (sorted indices, no duplicates, no
+        stored zeros), ``indptr[0] == 0`` and fewer than ``2**32`` entries.
+    hash_coefficients : ndarray of shape (k, 2), dtype uint64
+        From :func:`draw_multiply_shift`.
+
+    Returns
+    -------
+    positions : ndarray of shape (n_nonempty_rows, k), dtype int64
+        For every nonempty row (in order), the position in ``indices`` of
+        its minimal coordinate under hash ``j``.
+    """
+    row_nnz = np.diff(indptr)
+    starts = indptr[:-1][row_nnz > 0]
+    n_hashes = hash_coefficients.shape[0]
+    positions = np.empty((starts.size, n_hashes), dtype=np.int64)
+    if starts.size == 0:
+        return positions
+    # Hash each distinct coordinate once and gather, unless the chunk has
+    # about as many distinct coordinates as entries.
+    columns, inverse = np.unique(indices, return_inverse=True)
+    use_table = columns.size * 2 < indices.size
+    mixed = fmix32(columns if use_table else indices)
+    position_bits = np.arange(indices.size, dtype=np.uint64)
+    # Several hashes per step when rows are short, so that the Python loop
+    # runs over blocks of about MAX_CHUNK_NNZ values rather than every hash.
+    block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
+    for first in range(0, n_hashes, block):
+        coefficients = hash_coefficients[first : first + block]
+        keys = mixed * coefficients[:, :1]
+        keys += coefficients[:, 1:]
+        keys &= _HIGH32
+        if use_table:
+            keys = keys[:, inverse]
+        # (hash value, position) packed in one uint64: the minimum gives the
+        # argmin, ties going to the smaller position (= smaller coordinate).
+        keys |= position_bits
+        minima = np.minimum.reduceat(keys, starts, axis=1)
+        positions[:, first : first + block] = (minima & _LOW32).T
+    return positions
+
+
+def densification_probes(probe_coefficients, n_bins, n_attempts):
+    """Bin to borrow from at each attempt, for every bin: ``(n_bins, n_attempts)``.
+
+    The probe of bin ``j`` at attempt ``t`` is a pairwise independent hash of
+    ``(j, t)`` (Shrivastava 2017). It depends on neither the row nor the data,
+    which is what keeps the collision probability equal to the resemblance.
+    """
+    keys = np.arange(n_bins * n_attempts, dtype=np.uint64)
+    values = polynomial_hash(probe_coefficients, keys)
+    return hash_to_buckets(values, n_bins).reshape(n_bins, n_attempts)
+
+
+def oph_positions(indices, indptr, hash_coefficients, probes):
+    """One-permutation hashing with optimal densification.
+
+    Parameters
+    ----------
+    indices, indptr : ndarray
+        A chunk of a canonical CSR matrix, as in :func:`minwise_positions`.
+    hash_coefficients : ndarray of shape (2,), dtype uint64
+        The one multiply-add-shift hash (the permutation).
+    probes : ndarray of shape (k, n_attempts), dtype intp
+        From :func:`densification_probes`.
+
+    Returns
+    -------
+    positions : ndarray of shape (n_nonempty_rows, k), dtype int64
+    """
+    n_bins = probes.shape[0]
+    row_nnz = np.diff(indptr)
+    nonempty = row_nnz > 0
+    n_rows = int(nonempty.sum())
+    if n_rows == 0:
+        return np.empty((0, n_bins), dtype=np.int64)
+    keys = _sort_keys(hash_coefficients, fmix32(indices))
+    # The bin is the top of the hash value (multiply-shift range reduction),
+    # so within a bin the order is still the hash order.
+    bins = ((keys >> _U32) * np.uint64(n_bins)) >> _U32
+    rows = np.repeat(np.arange(n_rows, dtype=np.uint64), row_nnz[nonempty])
+    keys |= np.arange(indices.size, dtype=np.uint64)
+    best = np.full(n_rows * n_bins, _EMPTY, dtype=np.uint64)
+    np.minimum.at(best, rows * np.uint64(n_bins) + bins, keys)
+    best = best.reshape(n_rows, n_bins)
+
+    filled = best != _EMPTY
+    dense = best.copy()
+    # Flat indices row * k + bin: 1-D gathers are much cheaper than 2-D ones.
+    filled_flat, best_flat, dense_flat = filled.ravel(), best.ravel(), dense.ravel()
+    pending = np.flatnonzero(~filled_flat)
+    if filled_flat.size < 2**31:
+        pending = pending.astype(np.int32)  # halves the traffic of the loop
+    pending_bins = pending % n_bins
+    row_starts = pending - pending_bins
+    probes_by_attempt = np.ascontiguousarray(probes.T).astype(pending.dtype)
+    # Optimal densification: an empty bin borrows the minimum of the first
+    # originally nonempty bin its probe sequence hits.
+    for attempt in range(probes.shape[1]):
+        if pending.size == 0:
+            break
+        candidates = row_starts + probes_by_attempt[attempt][pending_bins]
+        hit = filled_flat[candidates]
+        dense_flat[pending[hit]] = best_flat[candidates[hit]]
+        missed = ~hit
+        pending, pending_bins = pending[missed], pending_bins[missed]
+        row_starts = row_starts[missed]
+    if pending.size:
+        # Rare after the probes: continue the same (row-independent) sequence
+        # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
+        offsets = np.arange(1, n_bins + 1)
+        candidates = row_starts[:, None] + (pending_bins[:, None] + offsets) % n_bins
+        first = np.argmax(filled_flat[candidates], axis=1)
+        chosen = candidates[np.arange(pending.size), first]
+        dense_flat[pending] = best_flat[chosen]
+    return (dense & _LOW32).astype(np.int64)
+
+
+def bbit_codes(hash_coefficients, locations, b_bits):
+    """b-bit code of each location, hash ``j`` for column ``j``.
+
+    Multiply-add-shift ``((a_j * key + b_j) mod 2**64) >> (64 - b)`` is
+    strongly universal for distinct 32-bit keys: two different locations get
+    the same code with probability exactly ``2**-b``.
+
+    Parameters
+    ----------
+    hash_coefficients : ndarray of shape (k, 2), dtype uint64
+    locations : ndarray of shape (n_rows, k) of non-negative integers
+    b_bits : int, 1 to 32
+
+    Returns
+    -------
+    codes : ndarray of shape (n_rows, k), dtype int64, in ``[0, 2**b_bits)``
+    """
+    keys = locations.astype(np.uint64)
+    if keys.size and keys.max() > _LOW32:
+        keys = fmix32(keys)  # fold locations beyond 32 bits
+    keys *= hash_coefficients[:, 0]
+    keys += hash_coefficients[:, 1]
+    keys >>= np.uint64(64 - b_bits)
+    return keys.astype(np.int64)

@@ -1,0 +1,223 @@
+"""CoREHasher: output structure, exactness of the linearization, reliability."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import SVC
+
+from sklearn_sketch import CoREHasher
+from sklearn_sketch._counter_random import gaussian_block, rademacher_block
+from sklearn_sketch._minhash import fmix32
+from sklearn_sketch.metrics import core_kernel, resemblance_kernel
+
+KERNELS = ["core1", "core2", "resemblance"]
+
+
+def _data(n_samples=20, n_features=50, density=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_samples, n_features))
+    X *= rng.random((n_samples, n_features)) < density
+    X[3] = 0.0  # an all-zero row
+    X[5] = X[4]  # duplicate rows
+    return X
+
+
+def _brute_force_estimator(hasher, X):
+    """Li's estimators from the definitions, one hash and one pair at a time."""
+    k = hasher.n_components
+    n = X.shape[0]
+    n_features = X.shape[1]
+    coefficients = hasher.hash_coefficients_
+    # Hash j of coordinate i: high 32 bits of a_j * fmix32(i) + b_j mod 2**64,
+    # ties to the smaller coordinate.
+    mixed = [int(m) for m in fmix32(np.arange(n_features))]
+    generate = gaussian_block if hasher.projection == "gaussian" else rademacher_block
+    R = generate(
+        hasher.projection_seed_, np.arange(n_features), 0, k, k, np.float64
+    )
+    K = np.zeros((n, n))
+    for p in range(n):
+        for q in range(n):
+            u, v = X[p], X[q]
+            S_u, S_v = np.flatnonzero(u), np.flatnonzero(v)
+            if S_u.size == 0 or S_v.size == 0:
+                continue
+            un, vn = u / np.linalg.norm(u), v / np.linalg.norm(v)
+            total = 0.0
+            for j in range(k):
+                a, b = int(coefficients[j, 0]), int(coefficients[j, 1])
+
+                def order(i):
+                    return (((a * mixed[i] + b) % 2**64) >> 32, i)
+
+                L_u, L_v = min(S_u, key=order), min(S_v, key=order)
+                if L_u != L_v:
+                    continue
+                if hasher.kernel == "core1":
+                    total += (un @ R[:, j]) * (vn @ R[:, j])
+                elif hasher.kernel == "core2":
+                    total += np.sqrt(S_u.size * S_v.size) * un[L_u] * vn[L_v]
+                else:
+                    total += 1.0
+            K[p, q] = total / k
+    return K
+
+
+@pytest.mark.parametrize("projection", ["gaussian", "rademacher"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_inner_products_equal_the_estimator(kernel, projection):
+    X = _data(n_samples=8, n_features=12, density=0.5)
+    X[2, :] = np.abs(X[2, :])  # a row of one sign, next to mixed ones
+    hasher = CoREHasher(
+        n_components=5, kernel=kernel, b_bits=None, projection=projection,
+        random_state=0,
+    ).fit(X)
+    Z = hasher.transform(X)
+    expected = _brute_force_estimator(hasher, X)
+    np.testing.assert_allclose((Z @ Z.T).toarray(), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("hashing", ["minwise", "oph"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_output_structure(kernel, hashing):
+    X = _data()
+    k = 16
+    Z = CoREHasher(k, kernel=kernel, hashing=hashing, b_bits=4, random_state=0).fit_transform(X)
+    assert sp.issparse(Z) and Z.format == "csr"
+    assert Z.shape == (X.shape[0], k * 2**4)
+    row_nnz = np.diff(Z.indptr)
+    nonempty = np.any(X != 0, axis=1)
+    assert np.all(row_nnz[nonempty] == k) and np.all(row_nnz[~nonempty] == 0)
+    # One nonzero in each block of width 2**b.
+    blocks = Z.indices.reshape(-1, k) // 2**4
+    assert np.all(blocks == np.arange(k))
+    # Duplicate rows hash identically; no NaN anywhere.
+    np.testing.assert_array_equal(Z[4].toarray(), Z[5].toarray())
+    assert np.all(np.isfinite(Z.data))
+    if kernel == "core2" and hashing == "minwise":
+        # K2_hat(u, u) = (1/k) sum_j f_u u~[L_j]^2 > 0.
+        assert np.all(np.asarray(Z.multiply(Z).sum(axis=1)).ravel()[nonempty] > 0)
+    if kernel == "resemblance":
+        np.testing.assert_allclose(Z.data, 1 / np.sqrt(k))
+
+
+def test_width_without_b_bits_and_64_bit_indices():
+    X = _data()
+    Z = CoREHasher(8, b_bits=None, random_state=0).fit_transform(X)
+    assert Z.shape == (X.shape[0], 8 * X.shape[1])
+    Z = CoREHasher(8, b_bits=32, random_state=0).fit_transform(X)
+    assert Z.shape[1] == 8 * 2**32
+    assert Z.indices.dtype == np.int64
+    assert Z.indices.max() >= 0
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_dtype_preserved(kernel):
+    X = _data()
+    for dtype in (np.float32, np.float64):
+        hasher = CoREHasher(32, kernel=kernel, random_state=0)
+        assert hasher.fit_transform(X.astype(dtype)).dtype == dtype
+        assert hasher.transform(sp.csr_matrix(X.astype(dtype))).dtype == dtype
+    assert hasher.transform(X.astype(np.int64)).dtype == np.float64
+
+
+@pytest.mark.parametrize("hashing", ["minwise", "oph"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_deterministic_chunks_formats_pickle(kernel, hashing):
+    X = _data(n_samples=40)
+    hasher = CoREHasher(32, kernel=kernel, hashing=hashing, random_state=7).fit(X)
+    whole = hasher.transform(X).toarray()
+    pieces = np.vstack([hasher.transform(X[i : i + 7]).toarray() for i in range(0, 40, 7)])
+    np.testing.assert_array_equal(whole, pieces)
+    for other in (sp.csr_matrix(X), sp.csc_matrix(X), sp.coo_matrix(X)):
+        np.testing.assert_array_equal(whole, hasher.transform(other).toarray())
+    clone = pickle.loads(pickle.dumps(hasher))
+    np.testing.assert_array_equal(whole, clone.transform(X).toarray())
+    refit = CoREHasher(32, kernel=kernel, hashing=hashing, random_state=7).fit(X)
+    np.testing.assert_array_equal(whole, refit.transform(X).toarray())
+    # Stored zeros and unsorted indices do not change the sets.
+    X_csr = sp.csr_matrix(X)
+    X_csr.indices = X_csr.indices.copy()
+    messy = sp.csr_matrix((np.r_[X_csr.data, 0.0], np.r_[X_csr.indices, 0],
+                           np.r_[X_csr.indptr[:-1], X_csr.indptr[-1] + 1]), shape=X.shape)
+    np.testing.assert_array_equal(whole, hasher.transform(messy).toarray())
+
+
+def test_chunked_inner_loops_match_small_chunks(monkeypatch):
+    # Force many tiny chunks and hash blocks in both schemes.
+    import sklearn_sketch._core_hasher as core
+    import sklearn_sketch._minhash as minhash
+
+    X = sp.random(300, 500, density=0.05, random_state=0, format="csr")
+    for hashing in ("minwise", "oph"):
+        hasher = CoREHasher(64, hashing=hashing, random_state=0).fit(X)
+        whole = hasher.transform(X).toarray()
+        monkeypatch.setattr(minhash, "MAX_CHUNK_NNZ", 50)
+        monkeypatch.setattr(core, "PROJECTION_BLOCK_BYTES", 1)
+        orig = minhash.nnz_chunks
+        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_rows=None: orig(indptr, 50, 3))
+        np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
+        monkeypatch.undo()
+
+
+def test_degenerate_inputs():
+    # One sample, one feature, negative values, all-zero rows: no NaN.
+    for X in (np.array([[-2.0]]), np.array([[0.0], [3.0]]), np.zeros((3, 4)),
+              np.array([[1.0, -1.0, 0.0]])):
+        for kernel in KERNELS:
+            Z = CoREHasher(8, kernel=kernel, random_state=0).fit_transform(X)
+            assert np.all(np.isfinite(Z.data))
+            assert Z.nnz == 8 * np.count_nonzero(np.any(X != 0, axis=1))
+    # One feature: every nonzero row has the same set, R = 1, rho = sign.
+    X = np.array([[2.0], [-3.0]])
+    Z = CoREHasher(8, kernel="core2", random_state=0).fit_transform(X)
+    np.testing.assert_allclose((Z @ Z.T).toarray(), [[1, -1], [-1, 1]])
+
+
+def test_fitted_state_does_not_grow_with_n_features():
+    small = CoREHasher(16, random_state=0).fit(np.ones((2, 3)))
+    large = CoREHasher(16, random_state=0).fit(sp.csr_matrix((2, 10**7)))
+    for name in ("hash_coefficients_", "bucket_coefficients_", "probe_coefficients_"):
+        assert getattr(small, name).shape == getattr(large, name).shape
+    X = sp.csr_matrix(([1.0, 2.0], ([0, 1], [5, 9_999_999])), shape=(2, 10**7))
+    assert large.transform(X).nnz == 32
+
+
+@pytest.mark.parametrize(
+    "params, X, error, match",
+    [
+        ({}, np.array([[np.nan, 1.0]]), ValueError, "NaN"),
+        ({}, np.array([[np.inf, 1.0]]), ValueError, "infinity"),
+        ({"n_components": 0}, np.ones((2, 2)), ValueError, "n_components"),
+        ({"b_bits": 0}, np.ones((2, 2)), ValueError, "b_bits"),
+        ({"b_bits": 33}, np.ones((2, 2)), ValueError, "b_bits"),
+        ({"kernel": "rbf"}, np.ones((2, 2)), ValueError, "kernel"),
+        ({"hashing": "lsh"}, np.ones((2, 2)), ValueError, "hashing"),
+    ],
+)
+def test_bad_input(params, X, error, match):
+    with pytest.raises(error, match=match):
+        CoREHasher(**params).fit(X)
+
+
+def test_wrong_n_features_and_bad_transform_input():
+    hasher = CoREHasher(8, random_state=0).fit(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="features"):
+        hasher.transform(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        hasher.transform(np.array([[1.0, np.nan, 0.0]]))
+
+
+def test_linear_svm_on_hashed_features_matches_kernel_svm():
+    # End to end: hashed type 1 features in a linear SVM behave like the
+    # exact kernel; on this separable toy problem both fit perfectly.
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.standard_normal((60, 30))) * (rng.random((60, 30)) < 0.3)
+    y = (X[:, :15].sum(axis=1) > X[:, 15:].sum(axis=1)).astype(int)
+    K = core_kernel(X, kind=1)
+    assert SVC(kernel="precomputed", C=10).fit(K, y).score(K, y) == 1.0
+    Z = CoREHasher(1024, random_state=0).fit_transform(X)
+    np.testing.assert_allclose((Z @ Z.T).toarray(), K, atol=0.25)
+    assert resemblance_kernel(X).shape == (60, 60)
