@@ -1,4 +1,9 @@
-"""Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory.
+"""
+===================================================================
+CoRE kernel hashing: empirical MSE against theory (Li 2014, Fig. 3)
+===================================================================
+
+Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory.
 
 A word's vector is its column of counts across the 20 Newsgroups training
 documents. For a frequent pair ("of"-"the") and a rarer pair ("hong"-"kong"),
@@ -16,19 +21,13 @@ counts K2_hat has a much larger MSE than K1_hat, on binarized data a smaller one
     python examples/core_figure3_mse.py [--quick] [--data-home DIR] [--output-dir DIR]
 """
 
-import argparse
-import os
-import sys
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import data_home_and_output_dir, example_parser  # noqa: E402
 
 from sklearn_sketch import CoREHasher  # noqa: E402
 from sklearn_sketch.datasets import (  # noqa: E402
@@ -68,22 +67,15 @@ def empirical_mse(pair_matrix, k_max, n_repeats, kernel, exact):
 
 
 def main():
-    default_home = os.environ.get(
-        "SKLEARN_SKETCH_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")
-    )
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="k <= 100, 10 repeats")
-    parser.add_argument("--data-home", default=default_home)
-    parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
+    parser = example_parser(__doc__.strip().splitlines()[4])
     parser.add_argument("--repeats", type=int, default=None)
     args = parser.parse_args()
+    data_home, out = data_home_and_output_dir(args)
     k_max = 100 if args.quick else 1000
     n_repeats = args.repeats or (10 if args.quick else 100)
-    out = Path(args.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
 
-    X, _ = load_20newsgroups_counts(args.data_home, subset="train")
-    vocabulary = load_20newsgroups_vocabulary(args.data_home)
+    X, _ = load_20newsgroups_counts(data_home, subset="train")
+    vocabulary = load_20newsgroups_vocabulary(data_home)
     column = {w: i for i, w in enumerate(vocabulary)}
     X = X.tocsc()
 

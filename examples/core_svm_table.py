@@ -1,4 +1,9 @@
-"""Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features.
+"""
+======================================================================
+CoRE kernels: linear SVM vs exact kernels vs hashed features (Li 2014)
+======================================================================
+
+Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features.
 
 For each data set: LinearSVC on the (l2-normalized) original and binarized
 data; SVC(kernel="precomputed") with the exact CoRE type 1, type 2 and
@@ -11,12 +16,8 @@ test on the 60000 training images (``--test-size`` cuts the test set).
         [--datasets mnist10k sector_counts sector_tfidf] [--test-size N]
 """
 
-import argparse
 import csv
-import os
-import sys
 import time
-from pathlib import Path
 
 import matplotlib
 
@@ -25,9 +26,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from sklearn.preprocessing import normalize  # noqa: E402
+from _common import data_home_and_output_dir, example_parser  # noqa: E402
 from sklearn.svm import SVC, LinearSVC  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import CoREHasher  # noqa: E402
 from sklearn_sketch.datasets import load_mnist, load_sector  # noqa: E402
@@ -83,18 +83,16 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
 
 
 def main():
-    default_home = os.environ.get(
-        "SKLEARN_SKETCH_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")
-    )
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1000 train / 1000 test rows, small grids")
-    parser.add_argument("--data-home", default=default_home)
-    parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
-    parser.add_argument("--datasets", nargs="+", default=["mnist10k", "sector_counts", "sector_tfidf"])
+    parser = example_parser(__doc__.strip().splitlines()[4])
+    parser.add_argument("--datasets", nargs="+", default=None,
+                        help="default: mnist10k sector_counts sector_tfidf (mnist10k with --quick)")
     parser.add_argument("--test-size", type=int, default=None, help="cut the test set to N rows")
     args = parser.parse_args()
-    out = Path(args.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    data_home, out = data_home_and_output_dir(args)
+    if args.datasets is None:
+        # Sector's 105 classes leave ~10 rows per class in the quick subsample:
+        # the quick run would mean nothing there.
+        args.datasets = ["mnist10k"] if args.quick else ["mnist10k", "sector_counts", "sector_tfidf"]
     if args.quick:
         linear_Cs, kernel_Cs, ks = [1.0], [10.0], [64, 256]
     else:
@@ -104,7 +102,7 @@ def main():
     rows = []
     fig, axes = plt.subplots(1, len(args.datasets), figsize=(5 * len(args.datasets), 4), squeeze=False)
     for ax, name in zip(axes[0], args.datasets):
-        X_train, y_train, X_test, y_test = load(name, args.data_home, args.quick, args.test_size)
+        X_train, y_train, X_test, y_test = load(name, data_home, args.quick, args.test_size)
         print(f"\n{name}: train {X_train.shape}, test {X_test.shape}")
         results = {}
 
@@ -117,7 +115,6 @@ def main():
             ref = "" if reference is None else f"(reference {reference:.2f})"
             print(f"  {model:28s} {accuracy:6.2f}  {ref:20s} {seconds:7.1f} s", flush=True)
 
-        Xn_train, Xn_test = normalize(X_train), normalize(X_test)
         for label, transform in (("original", lambda A: A), ("binarized", lambda A: A.sign() != 0)):
             t = time.perf_counter()
             A, B = normalize(transform(X_train).astype(np.float64)), normalize(transform(X_test).astype(np.float64))

@@ -135,31 +135,3 @@ def hash_to_signs(values, dtype):
     """Map hash values on ``[0, P)`` to signs -1/+1 of the given float dtype."""
     # Lowest bit -> +1 / -1 without a branch.
     return (1.0 - 2.0 * (values & _U1)).astype(dtype)
-
-
-def polynomial_hash_columns(coefficients, keys):
-    """Evaluate hash ``j`` at ``keys[..., j]`` for every ``j`` at once.
-
-    The vectorized form of calling :func:`polynomial_hash` with
-    ``coefficients[j]`` on each column of ``keys`` (same values).
-
-    Parameters
-    ----------
-    coefficients : ndarray of shape (n_hashes, k), dtype uint64
-        As returned by :func:`draw_polynomial_hashes`.
-    keys : ndarray of shape (..., n_hashes) of non-negative integers below ``2**61 - 1``
-
-    Returns
-    -------
-    values : ndarray of the shape of ``keys``, dtype uint64
-    """
-    keys = np.asarray(keys).astype(np.uint64, copy=False)
-    small_keys = keys.size == 0 or keys.max() <= _LOW31
-    mulmod = _mulmod_small if small_keys else _mulmod
-    values = np.broadcast_to(coefficients[:, 0], keys.shape).copy()
-    for degree in range(1, coefficients.shape[1]):
-        values = mulmod(values, keys)
-        values += coefficients[:, degree]
-        values = _fold(values)
-    values[values == _P] = 0
-    return values
