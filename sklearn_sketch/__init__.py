@@ -5,8 +5,9 @@ so that a linear model or a plain clusterer on those features approximates
 its kernel counterpart at a fraction of the cost.
 """
 
+from ._kernel_jl import KernelJL
 from ._tensor_sketch import TensorSketch
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["TensorSketch", "__version__"]
+__all__ = ["KernelJL", "TensorSketch", "__version__"]

@@ -2,11 +2,14 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_sketch import TensorSketch
+from sklearn_sketch import KernelJL, TensorSketch
 
 ESTIMATORS = [
     TensorSketch(n_components=64, random_state=0),
     TensorSketch(n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, kernel="poly", degree=2, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, kernel="precomputed", random_state=0),
 ]
 
 
