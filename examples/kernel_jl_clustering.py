@@ -218,8 +218,8 @@ def main(argv=None):
             m = m.sort_values("d").groupby("n").last().reset_index()
             axes[0, col].plot(m.n, m.nmi, marker=marker, label=method)
             axes[1, col].plot(m.n, m.time, marker=marker, label=method)
-        for method, style in [("KMeans", "k--")]:
-            axes[0, col].axhline(sub[sub.method == method].nmi.mean(), color="k", ls="--", label="plain KMeans")
+        axes[0, col].axhline(sub[sub.method == "KMeans"].nmi.mean(), color="k", ls="--",
+                             label="plain KMeans")
         rff = sub[sub.method == "RBFSampler"].groupby("d").nmi.mean()
         axes[0, col].plot(rff.index, rff.values, marker="^", label="RBFSampler (x = d)")
         exact = sub[sub.method.str.startswith("exact")]
