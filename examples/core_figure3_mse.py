@@ -10,13 +10,15 @@ documents. For a frequent pair ("of"-"the") and a rarer pair ("hong"-"kong"),
 raw and binarized, we hash the two vectors with ``CoREHasher`` (k independent
 minwise hashes, Gaussian projections, full locations) in many independent
 repetitions and compare the empirical MSE of K1_hat and K2_hat for
-k = 1..k_max with the variances of MATH.md section 2:
+k = 1..k_max with the variances of the CoRE estimators::
 
     Var(K1_hat) = ((1 + 2 rho^2) R - rho^2 R^2) / k
     Var(K2_hat) = (f_u f_v / |S_u | S_v| * sum_{i in both} u~_i^2 v~_i^2 - K_C2^2) / k
 
 The paper's claim: the empirical MSEs overlap the theoretical variances; on raw
 counts K2_hat has a much larger MSE than K1_hat, on binarized data a smaller one.
+
+Run::
 
     python examples/core_figure3_mse.py [--quick] [--data-home DIR] [--output-dir DIR]
 """

@@ -12,6 +12,8 @@ LinearSVC for growing k. Each model reports its best test accuracy over a grid
 of C, as in the paper. MNIST10k follows Li: train on the 10000 t10k images,
 test on the 60000 training images (``--test-size`` cuts the test set).
 
+Run::
+
     python examples/core_svm_table.py [--quick] [--data-home DIR] [--output-dir DIR]
         [--datasets mnist10k sector_counts sector_tfidf] [--test-size N]
 """

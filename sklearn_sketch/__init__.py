@@ -6,8 +6,9 @@ its kernel counterpart at a fraction of the cost.
 """
 
 from ._core_hasher import CoREHasher
+from ._kernel_jl import KernelJL
 from ._tensor_sketch import TensorSketch
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["CoREHasher", "TensorSketch", "__version__"]
+__all__ = ["CoREHasher", "KernelJL", "TensorSketch", "__version__"]

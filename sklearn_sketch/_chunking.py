@@ -17,7 +17,7 @@ from sklearn.utils import gen_batches
 MAX_CHUNK_MIB = 16
 
 
-def row_chunks(n_rows, bytes_per_row, working_memory=None):
+def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHUNK_MIB):
     """Slices that cover ``range(n_rows)`` in chunks fitting working memory.
 
     Parameters
@@ -28,7 +28,10 @@ def row_chunks(n_rows, bytes_per_row, working_memory=None):
         Temporary memory one row needs while it is being transformed.
     working_memory : float, default=None
         Memory budget in MiB; ``None`` uses ``sklearn.get_config()``. The
-        budget is capped at ``MAX_CHUNK_MIB``.
+        budget is capped at ``max_chunk_mib``.
+    max_chunk_mib : float, default=MAX_CHUNK_MIB
+        Cap on a chunk's temporaries, for transforms whose per-chunk work
+        (such as one large matrix product) is faster in larger chunks.
 
     Returns
     -------
@@ -36,14 +39,16 @@ def row_chunks(n_rows, bytes_per_row, working_memory=None):
     """
     if working_memory is None:
         working_memory = get_config()["working_memory"]
-    working_memory = min(working_memory, MAX_CHUNK_MIB)
+    working_memory = min(working_memory, max_chunk_mib)
     # At least one row per chunk, even when one row exceeds the budget.
     chunk_n_rows = int(working_memory * 2**20 // max(int(bytes_per_row), 1))
     chunk_n_rows = min(max(chunk_n_rows, 1), max(n_rows, 1))
     return gen_batches(n_rows, chunk_n_rows)
 
 
-def transform_in_chunks(X, transform_chunk, n_output_features, dtype, bytes_per_row):
+def transform_in_chunks(
+    X, transform_chunk, n_output_features, dtype, bytes_per_row, max_chunk_mib=MAX_CHUNK_MIB
+):
     """Apply ``transform_chunk`` to row chunks of ``X`` into one dense output.
 
     Parameters
@@ -59,6 +64,8 @@ def transform_in_chunks(X, transform_chunk, n_output_features, dtype, bytes_per_
         Output dtype.
     bytes_per_row : int
         Temporary memory ``transform_chunk`` needs per row, used to size chunks.
+    max_chunk_mib : float, default=MAX_CHUNK_MIB
+        Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
 
     Returns
     -------
@@ -66,6 +73,6 @@ def transform_in_chunks(X, transform_chunk, n_output_features, dtype, bytes_per_
     """
     n_samples = X.shape[0]
     X_new = np.empty((n_samples, n_output_features), dtype=dtype)
-    for rows in row_chunks(n_samples, bytes_per_row):
+    for rows in row_chunks(n_samples, bytes_per_row, max_chunk_mib=max_chunk_mib):
         transform_chunk(X[rows], X_new[rows])
     return X_new

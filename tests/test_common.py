@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_sketch import CoREHasher, TensorSketch
+from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
 
 ESTIMATORS = [
     TensorSketch(n_components=64, random_state=0),
@@ -10,6 +10,9 @@ ESTIMATORS = [
     CoREHasher(n_components=32, random_state=0),
     CoREHasher(n_components=32, kernel="core2", hashing="oph", random_state=0),
     CoREHasher(n_components=16, kernel="resemblance", b_bits=None, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, kernel="poly", degree=2, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, kernel="precomputed", random_state=0),
 ]
 
 

@@ -1,0 +1,242 @@
+"""
+======================================================================================
+Kernel k-means and kernel PCA through KernelJL features (Kpotufe & Sriperumbudur 2020)
+======================================================================================
+
+Part 1, clustering: KMeans on KernelJL features against KMeans on Nystroem
+and RBFSampler features, plain KMeans, and exact kernel k-means on a subset
+small enough for its Gram matrix, on MNIST (t10k, 10000 points) and
+pendigits (train, 7494 points). NMI and ARI are mean +- std over seeds, and
+preprocessing time (fit_transform) the median, as the subsample size n and
+the output dimension d vary with d <= n <= 400.
+
+Part 2, kernel PCA: on a subset, the top principal component scores of PCA
+on KernelJL features against exact kernel PCA's (the features approximate
+<k(., x), Sigma^3 k(., y)>, whose eigenfunctions are those of Sigma): the
+cosines of the principal angles between the two top-k score subspaces.
+
+Run::
+
+    python examples/kernel_jl_clustering.py [--quick] [--data-home DIR] [--output-dir DIR]
+
+Writes clustering.csv / clustering.md, kpca.csv / kpca.md and PNG plots to
+the output folder (default examples/output/).
+"""
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.cluster import KMeans  # noqa: E402
+from sklearn.decomposition import PCA, KernelPCA  # noqa: E402
+from sklearn.kernel_approximation import Nystroem, RBFSampler  # noqa: E402
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score  # noqa: E402
+from _common import data_home_and_output_dir, example_parser  # noqa: E402
+from sklearn.metrics.pairwise import rbf_kernel  # noqa: E402
+
+from sklearn_sketch import KernelJL  # noqa: E402
+from sklearn_sketch.datasets import load_mnist, load_pendigits  # noqa: E402
+
+N_CLUSTERS = 10
+N_INIT = 3  # KMeans restarts; 1 in --quick mode
+
+
+def load(name, data_home, n_points):
+    """Rows scaled to [0, 1] and an RBF gamma of about 2 / median squared distance."""
+    if name == "mnist":
+        X, y = load_mnist(data_home, subset="test")
+        gamma = 0.02
+    else:
+        X, y = load_pendigits(data_home, subset="train")
+        X = (X / 100.0).astype(np.float32)
+        gamma = 2.0
+    return X[:n_points], y[:n_points], gamma
+
+
+def kernel_kmeans(K, n_clusters, seed, n_iter=100):
+    """Exact kernel k-means (Lloyd iterations on the Gram matrix)."""
+    rng = np.random.RandomState(seed)
+    n = K.shape[0]
+    labels = rng.randint(n_clusters, size=n)
+    diag = np.diag(K)
+    for _ in range(n_iter):
+        onehot = np.zeros((n, n_clusters))
+        onehot[np.arange(n), labels] = 1
+        sizes = np.maximum(onehot.sum(axis=0), 1)
+        KH = K @ onehot / sizes  # mean kernel to each cluster
+        within = np.einsum("ic,ic->c", onehot, KH) / sizes
+        dist = diag[:, None] - 2 * KH + within[None, :]
+        dist[:, onehot.sum(axis=0) == 0] = np.inf
+        new = dist.argmin(axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels
+
+
+def score(y, labels):
+    return normalized_mutual_info_score(y, labels), adjusted_rand_score(y, labels)
+
+
+def clustering(name, X, y, gamma, grid, seeds, n_exact):
+    rows = []
+
+    def record(method, n, d, features_fn, seed):
+        start = time.perf_counter()
+        features = features_fn(seed)
+        prep = time.perf_counter() - start
+        labels = KMeans(N_CLUSTERS, n_init=N_INIT, random_state=seed).fit_predict(features)
+        nmi, ari = score(y, labels)
+        rows.append(dict(dataset=name, method=method, n=n, d=d, seed=seed,
+                         nmi=nmi, ari=ari, time=prep))
+
+    for seed in seeds:
+        record("KMeans", None, X.shape[1], lambda s: X, seed)
+        for n, d in grid:
+            record("KernelJL", n, d, lambda s: KernelJL(
+                d, n_subsample=n, gamma=gamma, random_state=s).fit_transform(X), seed)
+        for n in sorted({n for n, _ in grid}):
+            record("Nystroem", n, n, lambda s: Nystroem(
+                gamma=gamma, n_components=n, random_state=s).fit_transform(X), seed)
+        for d in sorted({d for _, d in grid}):
+            record("RBFSampler", None, d, lambda s: RBFSampler(
+                gamma=gamma, n_components=d, random_state=s).fit_transform(X), seed)
+        # Exact kernel k-means needs the full Gram matrix: a subset only,
+        # scored against that subset's labels.
+        Xe, ye = X[:n_exact], y[:n_exact]
+        start = time.perf_counter()
+        K = rbf_kernel(Xe.astype(np.float64), gamma=gamma)
+        labels = kernel_kmeans(K, N_CLUSTERS, seed)
+        nmi, ari = score(ye, labels)
+        rows.append(dict(dataset=name, method=f"exact kernel k-means (first {n_exact})",
+                         n=n_exact, d=None, seed=seed, nmi=nmi, ari=ari,
+                         time=time.perf_counter() - start))
+        # The same subset through KernelJL, for a like-for-like comparison.
+        n_max, d_max = max(grid)
+        features = KernelJL(d_max, n_subsample=min(n_max, n_exact), gamma=gamma,
+                            random_state=seed).fit_transform(Xe)
+        nmi, ari = score(ye, KMeans(N_CLUSTERS, n_init=N_INIT, random_state=seed).fit_predict(features))
+        rows.append(dict(dataset=name, method=f"KernelJL (first {n_exact})", n=n_max,
+                         d=d_max, seed=seed, nmi=nmi, ari=ari, time=np.nan))
+    return rows
+
+
+def principal_cosines(A, B, k):
+    """Cosines of the principal angles between the column spans of A[:, :k], B[:, :k]."""
+    qa, _ = np.linalg.qr(A[:, :k] - A[:, :k].mean(axis=0))
+    qb, _ = np.linalg.qr(B[:, :k] - B[:, :k].mean(axis=0))
+    return np.linalg.svd(qa.T @ qb, compute_uv=False)
+
+
+def kernel_pca(name, X, gamma, grid, seeds, k):
+    exact = KernelPCA(n_components=k, kernel="rbf", gamma=gamma).fit_transform(
+        X.astype(np.float64))
+    rows = []
+    for n, d in grid:
+        for seed in seeds:
+            features = KernelJL(d, n_subsample=n, gamma=gamma, random_state=seed).fit_transform(X)
+            approx = PCA(n_components=k).fit_transform(features)
+            cos = principal_cosines(exact, approx, k)
+            first = abs(np.corrcoef(exact[:, 0], approx[:, 0])[0, 1])
+            rows.append(dict(dataset=name, n=n, d=d, seed=seed, k=k,
+                             mean_cosine=cos.mean(), min_cosine=cos.min(),
+                             first_component_corr=first))
+    return rows
+
+
+def summarize(df, keys, values):
+    agg = df.groupby(keys, dropna=False)[values].agg(["mean", "std"])
+    out = pd.DataFrame(index=agg.index)
+    for v in values:
+        out[v] = [f"{m:.3f} +- {s:.3f}" for m, s in zip(agg[(v, "mean")], agg[(v, "std")])]
+    return out.reset_index()
+
+
+def to_markdown(df):
+    """A Markdown table (no extra dependency)."""
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |",
+             "|" + " --- |" * len(df.columns)]
+    lines += ["| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |"
+              for row in df.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = example_parser(__doc__.strip().splitlines()[1])
+    args = parser.parse_args(argv)
+    data_home, out = data_home_and_output_dir(args)
+
+    global N_INIT
+    if args.quick:
+        N_INIT = 1
+        n_points, seeds, n_exact, n_kpca, k = 1000, [0, 1], 300, 300, 5
+        grid = [(50, 25), (100, 50)]
+    else:
+        n_points, seeds, n_exact, n_kpca, k = 10000, [0, 1, 2], 2000, 1500, 5
+        grid = [(50, 25), (50, 50), (100, 50), (100, 100), (200, 100), (400, 100)]
+
+    cluster_rows, kpca_rows = [], []
+    for name in ["mnist", "pendigits"]:
+        X, y, gamma = load(name, data_home, n_points)
+        print(f"{name}: {X.shape}, rbf gamma={gamma}", flush=True)
+        cluster_rows += clustering(name, X, y, gamma, grid, seeds, n_exact)
+        kpca_rows += kernel_pca(name, X[:n_kpca], gamma,
+                                [(n, d) for n, d in grid if n <= n_kpca], seeds, k)
+
+    cdf = pd.DataFrame(cluster_rows)
+    kdf = pd.DataFrame(kpca_rows)
+    cdf.to_csv(out / "clustering.csv", index=False)
+    kdf.to_csv(out / "kpca.csv", index=False)
+    ctab = summarize(cdf, ["dataset", "method", "n", "d"], ["nmi", "ari", "time"])
+    ktab = summarize(kdf, ["dataset", "n", "d"], ["mean_cosine", "min_cosine", "first_component_corr"])
+    (out / "clustering.md").write_text(to_markdown(ctab))
+    (out / "kpca.md").write_text(to_markdown(ktab))
+    pd.set_option("display.width", 200)
+    print(f"\nClustering (KMeans, 10 clusters, n_init={N_INIT}): NMI, ARI, preprocessing seconds, mean +- std over seeds")
+    print(ctab.to_string(index=False))
+    print(f"\nKernel PCA agreement (top {k} components, first {n_kpca} points)")
+    print(ktab.to_string(index=False))
+
+    # Plots: NMI and time against n for each method (KernelJL at its largest d per n).
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for col, name in enumerate(["mnist", "pendigits"]):
+        sub = cdf[cdf.dataset == name]
+        for method, marker in [("KernelJL", "o"), ("Nystroem", "s")]:
+            m = sub[sub.method == method].groupby(["n", "d"])[["nmi", "time"]].mean().reset_index()
+            m = m.sort_values("d").groupby("n").last().reset_index()
+            axes[0, col].plot(m.n, m.nmi, marker=marker, label=method)
+            axes[1, col].plot(m.n, m.time, marker=marker, label=method)
+        axes[0, col].axhline(sub[sub.method == "KMeans"].nmi.mean(), color="k", ls="--",
+                             label="plain KMeans")
+        rff = sub[sub.method == "RBFSampler"].groupby("d").nmi.mean()
+        axes[0, col].plot(rff.index, rff.values, marker="^", label="RBFSampler (x = d)")
+        exact = sub[sub.method.str.startswith("exact")]
+        axes[0, col].axhline(exact.nmi.mean(), color="r", ls=":", label=exact.method.iloc[0])
+        axes[0, col].set(title=f"{name}: NMI", xlabel="subsample size n", ylabel="NMI", xscale="log")
+        axes[1, col].set(title=f"{name}: preprocessing time", xlabel="subsample size n",
+                         ylabel="seconds", xscale="log", yscale="log")
+        axes[0, col].legend(fontsize=7)
+        axes[1, col].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "clustering.png", dpi=100)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in ["mnist", "pendigits"]:
+        m = kdf[kdf.dataset == name].groupby(["n", "d"]).mean_cosine.mean().reset_index()
+        ax.plot([f"{a},{b}" for a, b in zip(m.n, m.d)], m.mean_cosine, marker="o", label=name)
+    ax.set(title=f"KernelJL + PCA vs exact kernel PCA (top {k})", xlabel="n, d",
+           ylabel="mean cosine of principal angles", ylim=(0, 1.02))
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "kpca.png", dpi=100)
+    plt.close(fig)
+    print(f"\nwrote {out}/clustering.(csv|md|png), kpca.(csv|md|png)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,396 @@
+"""KernelJL: Gaussian sketch of a subsample Gram matrix (Kpotufe & Sriperumbudur, 2020)."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.metrics.pairwise import (
+    KERNEL_PARAMS,
+    PAIRWISE_KERNEL_FUNCTIONS,
+    pairwise_kernels,
+)
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._chunking import transform_in_chunks
+from ._validation import validate_features
+
+# Temporaries per row and subsample point while a chunk is transformed: the
+# kernel block itself plus one more block of the same size (the squared
+# distances of the RBF and Laplacian kernels, or the cast to the output dtype).
+_KERNEL_BLOCK_COPIES = 2
+
+# Kernels whose float32 evaluation in scikit-learn goes through Euclidean
+# distances, which it upcasts to float64 anyway, in batches sized from the
+# input (small batches for a small chunk: 1.8x slower than one call on MNIST).
+# For these, a float32 chunk is upcast once and evaluated in float64 (same
+# precision, one large product); the block is then cast back to float32.
+_UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
+
+# Cap on a chunk's temporaries. The kernel block is one matrix product per
+# chunk, and on MNIST (n_subsample=1000) chunks of the shared 16 MiB cap made
+# transform 1.13x slower than one unchunked call, chunks of 64 MiB 1.02x
+# (benchmarks/bench_kernel_jl.py). scikit-learn's working_memory, if smaller,
+# still wins.
+_MAX_CHUNK_MIB = 64
+
+
+class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
+
+    ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows
+    (without replacement), computes its Gram matrix ``K`` and a Gaussian matrix
+    ``Z`` of shape ``(n_components, n)`` with i.i.d. standard normal entries,
+    and stores ::
+
+        W = K Z^T / (n sqrt(n d)),        d = n_components.
+
+    ``transform`` maps a row ``x`` to ``Phi(x) = W^T k_x`` with
+    ``k_x = (k(x_1, x), ..., k(x_n, x))``, that is
+    ``Phi(X) = pairwise_kernels(X, subsample) @ W``. Over the draws of ``Z``,
+    ``E <Phi(x), Phi(y)> = k_x^T K^2 k_y / n^3``, the inner product
+    ``<k(., x), Sigma_n^3 k(., y)>`` in the kernel's feature space, with
+    ``Sigma_n`` the empirical covariance operator of the subsample; one draw
+    deviates from it by ``O(d^(-1/2))``. So the features preserve the
+    geometry that kernel k-means and kernel PCA rely on, and ordinary
+    :class:`~sklearn.cluster.KMeans` or :class:`~sklearn.decomposition.PCA`
+    on them approximates their kernel versions.
+
+    Unlike :class:`~sklearn.kernel_approximation.Nystroem`, which needs the
+    inverse square root of ``K`` (an ``O(n^3)`` eigendecomposition), the fit
+    costs one matrix product, ``O(n^2 d)``, after the Gram matrix.
+
+    Read more in the :ref:`User Guide <kernel_jl>`.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Dimension ``d`` of the output feature space, the number of Gaussian
+        directions. The error of ``<Phi(x), Phi(y)>`` around its expectation
+        falls like ``n_components ** -0.5``.
+
+    n_subsample : int, default=300
+        Size ``n`` of the subsample whose Gram matrix is sketched. The paper's
+        guarantee is an error of order ``n ** -0.5 + d ** -0.5``, so the
+        subsample should not be smaller than ``n_components`` (the paper's
+        experiments use ``d <= n <= 100``); 300 keeps the ``n ** -0.5`` term
+        below the ``d ** -0.5`` term at the default ``n_components=100``,
+        while each transformed row costs only 300 kernel evaluations, and the
+        fit's Gram matrix is 300 x 300. A value larger than the number of
+        training samples is clipped to it, with a warning: the subsample is
+        then the whole training set (this keeps small folds of a grid search
+        or a pipeline working).
+
+    kernel : str or callable, default="rbf"
+        Any kernel name of :func:`sklearn.metrics.pairwise.pairwise_kernels`,
+        or a callable of two rows (and the ``kernel_params``) returning a
+        float, or "precomputed". With "precomputed", ``fit`` takes the square
+        Gram matrix of the training set, ``K_train`` of shape
+        ``(n_samples, n_samples)``, and ``transform`` takes the kernel between
+        the new rows and the training rows, of shape
+        ``(n_queries, n_samples)``; only the columns of the subsample are read
+        (the convention of :class:`~sklearn.svm.SVC`).
+
+    gamma : float, default=None
+        Gamma parameter of the RBF, Laplacian, polynomial, exponential chi2
+        and sigmoid kernels; ``None`` leaves it to the kernel's default (for
+        the RBF kernel, ``1 / n_features``).
+
+    degree : float, default=None
+        Degree of the polynomial kernel; ``None`` uses the kernel's default.
+
+    coef0 : float, default=None
+        Zero coefficient of the polynomial and sigmoid kernels; ``None`` uses
+        the kernel's default.
+
+    kernel_params : dict, default=None
+        Further keyword arguments of the kernel (for a callable kernel, all
+        of them).
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the subsample and ``Z``, both drawn in ``fit``. Pass an int for
+        reproducible output across calls and processes.
+
+    n_jobs : int, default=None
+        Number of threads evaluating the kernel (passed to
+        :func:`~sklearn.metrics.pairwise.pairwise_kernels`). ``None`` means 1
+        unless in a :obj:`joblib.parallel_backend` context; ``-1`` uses all
+        processors.
+
+    Attributes
+    ----------
+    components_ : {ndarray, sparse matrix} of shape (n_subsample_, n_features_in_)
+        The subsample: the training rows ``x_1, ..., x_n`` (for a precomputed
+        kernel, the rows of the training Gram matrix).
+
+    component_indices_ : ndarray of shape (n_subsample_,)
+        Indices of the subsample in the training data, in increasing order.
+
+    projection_ : ndarray of shape (n_subsample_, n_components)
+        The sketch ``W = K Z^T / (n sqrt(n d))``; ``transform`` returns
+        ``kernel(X, components_) @ projection_``. Stored in the dtype of the
+        training data.
+
+    n_subsample_ : int
+        Size of the subsample actually used, ``min(n_subsample, n_samples)``.
+
+    n_features_in_ : int
+        Number of features seen during :term:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :term:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.kernel_approximation.Nystroem : Features whose inner products
+        approximate the kernel itself, through ``K^(-1/2)``.
+    sklearn.metrics.pairwise.pairwise_kernels : The kernels.
+
+    Notes
+    -----
+    The features approximate ``<k(., x), Sigma^3 k(., y)>`` rather than the
+    kernel ``k(x, y)``; distances between them are distances in the kernel
+    space seen through ``Sigma^(3/2)``, which keeps the leading kernel
+    principal directions (and so clusters separated along them) and shrinks
+    the others. Use them for clustering and PCA, not as a substitute for
+    ``k(x, y)`` in a kernel machine.
+
+    Rows are transformed in chunks whose kernel block fits scikit-learn's
+    ``working_memory`` (capped at 64 MiB), so memory beyond the output is
+    bounded whatever ``n_samples`` is. Sparse input is accepted where the
+    kernel accepts it (all but chi2 and additive chi2). float32 input gives
+    float32 features and a float32 ``@ W`` product; the kernel block is
+    computed in float32 where :func:`~sklearn.metrics.pairwise.pairwise_kernels`
+    does so (linear, polynomial, sigmoid, cosine, chi2), while the RBF block is
+    computed in float64 per chunk (scikit-learn upcasts its distances anyway)
+    and the Laplacian and callable kernels return float64 blocks; all are cast
+    to float32 before the product.
+
+    References
+    ----------
+    Kpotufe, S. and Sriperumbudur, B. K. "Gaussian Sketching yields a J-L
+    Lemma in RKHS." AISTATS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketch import KernelJL
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.normal(0, 0.3, (50, 2)), rng.normal(3, 0.3, (50, 2))])
+    >>> kjl = KernelJL(n_components=20, n_subsample=40, gamma=0.5, random_state=0)
+    >>> X_kjl = kjl.fit_transform(X)
+    >>> X_kjl.shape
+    (100, 20)
+    >>> kjl.projection_.shape
+    (40, 20)
+    >>> from sklearn.cluster import KMeans
+    >>> labels = KMeans(n_clusters=2, n_init=10, random_state=0).fit_predict(X_kjl)
+    >>> bool((labels[:50] == labels[0]).all() and (labels[50:] != labels[0]).all())
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_subsample": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [
+            StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"}),
+            callable,
+        ],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 1, None, closed="left"), None],
+        "coef0": [Interval(Real, None, None, closed="neither"), None],
+        "kernel_params": [dict, None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        n_components=100,
+        *,
+        n_subsample=300,
+        kernel="rbf",
+        gamma=None,
+        degree=None,
+        coef0=None,
+        kernel_params=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_components = n_components
+        self.n_subsample = n_subsample
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw the subsample and ``Z``, and sketch the subsample's Gram matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; for ``kernel="precomputed"``, the Gram matrix of
+            the training data, of shape (n_samples, n_samples).
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+        """
+        X = validate_features(self, X, reset=True, accept_sparse="csr")
+        kernel_params = self._get_kernel_params()
+        n_samples = X.shape[0]
+        if self.kernel == "precomputed" and X.shape[1] != n_samples:
+            raise ValueError(
+                "With kernel='precomputed', fit expects the square Gram matrix "
+                f"of the training data; got X of shape {X.shape}."
+            )
+
+        n_subsample = self.n_subsample
+        if n_subsample > n_samples:
+            warnings.warn(
+                f"n_subsample={n_subsample} is larger than n_samples={n_samples}; "
+                f"the subsample is the whole training set (n_subsample_={n_samples}).",
+                UserWarning,
+            )
+            n_subsample = n_samples
+
+        random_state = check_random_state(self.random_state)
+        # Sorted, so that the subsample keeps the order of the training data
+        # (and is the training set itself when n_subsample == n_samples).
+        indices = np.sort(
+            random_state.choice(n_samples, size=n_subsample, replace=False)
+        )
+        gaussian = random_state.standard_normal(size=(self.n_components, n_subsample))
+
+        components = X[indices]
+        if self.kernel == "precomputed":
+            gram = components[:, indices]
+        else:
+            gram = pairwise_kernels(
+                components,
+                metric=self.kernel,
+                filter_params=True,
+                n_jobs=self.n_jobs,
+                **kernel_params,
+            )
+        if sp.issparse(gram):
+            gram = gram.toarray()
+
+        # W = K Z^T / (n sqrt(n d)), accumulated in float64 whatever the input
+        # dtype (an O(n^2 d) product, small next to the Gram matrix).
+        scale = 1.0 / (n_subsample * np.sqrt(n_subsample * self.n_components))
+        projection = np.asarray(gram, dtype=np.float64) @ gaussian.T
+        projection *= scale
+
+        self.components_ = components
+        self.component_indices_ = indices
+        self.projection_ = projection.astype(X.dtype, copy=False)
+        self.n_subsample_ = n_subsample
+        self._n_features_out = self.n_components
+        return self
+
+    def transform(self, X):
+        """Map X to its sketched features ``kernel(X, components_) @ projection_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data to transform; for ``kernel="precomputed"``, the kernel
+            between these rows and the training rows, of shape
+            (n_samples, n_samples_fit).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            Features, float32 for float32 input and float64 otherwise.
+        """
+        check_is_fitted(self)
+        X = validate_features(self, X, reset=False, accept_sparse="csr")
+        kernel_params = self._get_kernel_params()
+        dtype = X.dtype
+        projection = self.projection_.astype(dtype, copy=False)
+        precomputed = self.kernel == "precomputed"
+        components = self.components_
+        upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
+        if upcast:
+            components = components.astype(np.float64)
+
+        def transform_chunk(X_chunk, out):
+            if upcast:
+                X_chunk = X_chunk.astype(np.float64)
+            if precomputed:
+                block = X_chunk[:, self.component_indices_]
+            else:
+                block = pairwise_kernels(
+                    X_chunk,
+                    components,
+                    metric=self.kernel,
+                    filter_params=True,
+                    n_jobs=self.n_jobs,
+                    **kernel_params,
+                )
+            if sp.issparse(block):
+                block = block.toarray()
+            np.matmul(block.astype(dtype, copy=False), projection, out=out)
+
+        bytes_per_row = (
+            _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
+        ) * np.dtype(dtype).itemsize
+        if upcast:  # the chunk and its kernel block in float64
+            bytes_per_row += 8 * (X.shape[1] + self.n_subsample_)
+        return transform_in_chunks(
+            X,
+            transform_chunk,
+            self.n_components,
+            dtype,
+            bytes_per_row,
+            max_chunk_mib=_MAX_CHUNK_MIB,
+        )
+
+    def _get_kernel_params(self):
+        """Keyword arguments of the kernel, from the parameters.
+
+        ``gamma``, ``degree`` and ``coef0`` are passed only to the named
+        kernels that take them; with a callable or precomputed kernel, setting
+        them is an error (they would be silently ignored).
+        """
+        params = dict(self.kernel_params or {})
+        named = {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
+        if callable(self.kernel) or self.kernel == "precomputed":
+            given = sorted(name for name, value in named.items() if value is not None)
+            if given:
+                raise ValueError(
+                    f"{', '.join(given)} cannot be set with a callable or "
+                    "precomputed kernel; pass a callable's arguments in "
+                    "kernel_params."
+                )
+            return params
+        for name in KERNEL_PARAMS[self.kernel]:
+            if named[name] is not None:
+                params[name] = named[name]
+        return params
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

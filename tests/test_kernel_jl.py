@@ -1,0 +1,352 @@
+"""Tests of KernelJL against the closed forms of MATH.md section 3.
+
+Notation: subsample x_1..x_n with Gram matrix K, Z (d x n) standard normal,
+c = 1 / (n sqrt(n d)), W = c K Z^T and Phi(x) = W^T k_x. With a = K k_x and
+b = K k_y, <Phi(x), Phi(y)> = c^2 sum_i (a.z_i)(b.z_i) over the d rows z_i of
+Z, a sum of d i.i.d. terms with mean a.b and variance |a|^2 |b|^2 + (a.b)^2.
+Hence, exactly,
+    E <Phi(x), Phi(y)>   = a.b / n^3 = k_x^T K^2 k_y / n^3,
+    Var <Phi(x), Phi(y)> = (|a|^2 |b|^2 + (a.b)^2) / (n^6 d).
+The statistical tolerances below are derived from these formulas.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import config_context
+from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
+from sklearn.decomposition import PCA
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline, make_pipeline
+
+from sklearn_sketch import KernelJL
+
+from conftest import require_data
+
+
+def _closed_form(X_sub, Q, **kernel_params):
+    """Mean and variance of <Phi(q_i), Phi(q_j)> over Z, for every pair."""
+    n = X_sub.shape[0]
+    K = pairwise_kernels(X_sub, **kernel_params)
+    A = K @ pairwise_kernels(X_sub, Q, **kernel_params)  # columns a = K k_q
+    mean = A.T @ A / n**3
+    sq_norms = np.einsum("ij,ij->j", A, A)
+    var_times_d = (np.outer(sq_norms, sq_norms) + (A.T @ A) ** 2) / n**6
+    return mean, var_times_d
+
+
+def _gram_draws(X, Q, seeds, **params):
+    """<Phi(q_i), Phi(q_j)> for each seed; the subsample is all of X."""
+    grams = []
+    for seed in seeds:
+        features = KernelJL(
+            n_subsample=X.shape[0], random_state=seed, **params
+        ).fit(X).transform(Q)
+        grams.append(features @ features.T)
+    return np.array(grams)
+
+
+def test_mean_matches_closed_form():
+    # With n_subsample == n_samples the subsample is X itself whatever the
+    # seed, so the seeds draw Z only.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(12, 3))
+    Q = rng.normal(size=(4, 3))
+    d, n_draws = 8, 2000
+    grams = _gram_draws(X, Q, range(n_draws), n_components=d, gamma=0.3)
+    mean, var_times_d = _closed_form(X, Q, metric="rbf", gamma=0.3)
+
+    # The mean of n_draws independent draws has standard error
+    # sqrt(Var / n_draws) with the exact Var of the module docstring; 4 of
+    # them bound each of the 10 distinct entries (two-sided normal tail
+    # 6e-5 each), and the seeds are fixed.
+    standard_error = np.sqrt(var_times_d / d / n_draws)
+    assert np.all(np.abs(grams.mean(axis=0) - mean) <= 4 * standard_error)
+    # Not vacuous: the band is narrower than a 10% error in the
+    # normalization (the diagonal's relative standard error is
+    # sqrt(2 / (d n_draws)) = 1.1%).
+    assert np.all(4 * standard_error < 0.1 * np.abs(mean))
+
+    # The spread matches too. On the diagonal, <Phi(x), Phi(x)> is
+    # |a|^2 / (n^3 d) times a chi-square with d degrees of freedom, whose
+    # kurtosis is 3 + 12 / d, so the sample variance has relative standard
+    # error sqrt((2 + 12 / d) / n_draws) = 3.9%; allow 4 of them.
+    diagonal = np.einsum("rii->ri", grams)
+    expected_var = np.diag(var_times_d) / d
+    relative_se = np.sqrt((2 + 12 / d) / n_draws)
+    assert_allclose(diagonal.var(axis=0, ddof=1), expected_var, rtol=4 * relative_se)
+
+
+def test_error_of_one_draw_falls_like_inverse_sqrt_d():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(40, 4))
+    Q = rng.normal(size=(15, 4))
+    mean, _ = _closed_form(X, Q, metric="rbf", gamma=0.25)
+    dims = 2 ** np.arange(4, 11)  # 16 .. 1024
+    n_draws = 40
+    rms_errors = []
+    for d in dims:
+        grams = _gram_draws(X, Q, range(n_draws), n_components=d, gamma=0.25)
+        errors = np.linalg.norm(grams - mean, axis=(1, 2)) / np.linalg.norm(mean)
+        rms_errors.append(np.sqrt(np.mean(errors**2)))
+    slope = np.polyfit(np.log(dims), np.log(rms_errors), 1)[0]
+    # E[error^2] is exactly proportional to 1 / d (a sum of d i.i.d. terms),
+    # so the slope of the log RMS error is -1/2 up to sampling noise. The
+    # relative error is dominated by the 15 x 15 Gram entries' common
+    # fluctuation, so the squared error of one draw has a relative spread of
+    # order 1 and its mean over 40 draws about 0.2; that puts about 0.1 of
+    # noise in each log RMS error and, over the spread of log d (sd 1.4,
+    # 7 points), about 0.03 in the fitted slope: -0.6..-0.4 is 3 of those.
+    assert -0.6 < slope < -0.4
+
+
+def test_projection_is_gram_times_standard_normal():
+    # Independent of how Z is drawn: Z^T = K^{-1} W / c must look like
+    # i.i.d. N(0, 1) entries (n d = 2000 of them).
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(500, 3))
+    n, d = 40, 50
+    kjl = KernelJL(n_components=d, n_subsample=n, gamma=1.0, random_state=0).fit(X)
+    assert kjl.n_subsample_ == n
+    assert_array_equal(np.sort(kjl.component_indices_), kjl.component_indices_)
+    assert_array_equal(kjl.components_, X[kjl.component_indices_])
+    K = rbf_kernel(kjl.components_, gamma=1.0)
+    Z = np.linalg.solve(K, kjl.projection_).T * (n * np.sqrt(n * d))
+    # Mean: SE 1 / sqrt(2000); variance: SE sqrt(2 / 2000); 4 SE each.
+    assert abs(Z.mean()) < 4 / np.sqrt(Z.size)
+    assert abs(Z.var() - 1) < 4 * np.sqrt(2 / Z.size)
+    # Rows independent: the sample correlation of two rows has SE
+    # 1 / sqrt(n); the largest of the d (d - 1) / 2 = 1225 correlations is
+    # below 5 SE with probability > 0.999.
+    corr = np.corrcoef(Z)[np.triu_indices(d, 1)]
+    assert np.max(np.abs(corr)) < 5 / np.sqrt(n)
+    # And transform is the kernel against the subsample times W.
+    Xt = rng.normal(size=(7, 3))
+    assert_allclose(
+        kjl.transform(Xt), rbf_kernel(Xt, kjl.components_, gamma=1.0) @ kjl.projection_
+    )
+
+
+def test_subsample_is_uniform():
+    # Each index is in the subsample with probability n / N = 0.25; over 400
+    # seeds a count has mean 100 and sd sqrt(400 * 0.25 * 0.75) = 8.7.
+    X = np.arange(20.0).reshape(-1, 1)
+    counts = np.zeros(20)
+    for seed in range(400):
+        kjl = KernelJL(n_components=2, n_subsample=5, random_state=seed).fit(X)
+        counts[kjl.component_indices_] += 1
+        assert len(set(kjl.component_indices_)) == 5  # without replacement
+    assert np.all(np.abs(counts - 100) < 4.5 * np.sqrt(400 * 0.25 * 0.75))
+
+
+# ---------------------------------------------------------------- pipelines
+
+
+def _blobs():
+    return make_blobs(
+        n_samples=600, centers=4, n_features=5, cluster_std=1.0, random_state=0
+    )
+
+
+def test_pipeline_kmeans_recovers_clusters():
+    X, y = _blobs()
+    model = make_pipeline(
+        KernelJL(n_components=20, n_subsample=100, gamma=0.05, random_state=0),
+        KMeans(n_clusters=4, n_init=10, random_state=0),
+    )
+    labels = model.fit(X).predict(X)
+    assert adjusted_rand_score(y, labels) > 0.95
+
+
+def test_pipeline_pca_matches_kernel_pca_directions():
+    # The features approximate <k(.,x), Sigma^3 k(.,y)>, so PCA on them finds
+    # the leading kernel principal directions: its first component separates
+    # the two blobs as well as the blobs' own label does.
+    X, y = make_blobs(n_samples=400, centers=2, n_features=3, random_state=1)
+    model = make_pipeline(
+        KernelJL(n_components=30, n_subsample=100, gamma=0.05, random_state=0),
+        PCA(n_components=2),
+    )
+    scores = model.fit_transform(X)
+    first = scores[:, 0]
+    assert abs(np.corrcoef(first, y)[0, 1]) > 0.9
+
+
+def test_grid_search_over_n_components():
+    X, y = _blobs()
+    pipe = Pipeline(
+        [
+            ("kjl", KernelJL(n_subsample=100, gamma=0.05, random_state=0)),
+            ("kmeans", KMeans(n_clusters=4, n_init=5, random_state=0)),
+        ]
+    )
+    search = GridSearchCV(
+        pipe, {"kjl__n_components": [1, 10, 40]}, scoring="adjusted_rand_score", cv=3
+    ).fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    # One Gaussian direction cannot separate 4 clusters; 10 or 40 can.
+    assert search.best_params_["kjl__n_components"] in (10, 40)
+    assert scores[0] < max(scores) - 0.1
+
+
+# ------------------------------------------------------------ consistency
+
+
+def test_deterministic_chunked_and_pickled():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(300, 6))
+    kjl = KernelJL(n_components=16, n_subsample=50, random_state=0).fit(X)
+    whole = kjl.transform(X)
+    again = KernelJL(n_components=16, n_subsample=50, random_state=0).fit(X)
+    assert_array_equal(again.transform(X), whole)
+    # A 1 KiB budget holds only one row's kernel block: 300 chunks.
+    with config_context(working_memory=2**-10):
+        chunked = kjl.transform(X)
+    assert_allclose(chunked, whole, rtol=1e-12, atol=1e-15)
+    assert_allclose(
+        np.vstack([kjl.transform(X[:7]), kjl.transform(X[7:])]),
+        whole, rtol=1e-12, atol=1e-15,
+    )
+    restored = pickle.loads(pickle.dumps(kjl))
+    assert_array_equal(restored.transform(X), whole)
+    different = KernelJL(n_components=16, n_subsample=50, random_state=1).fit(X)
+    assert not np.allclose(different.transform(X), whole)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "laplacian", "cosine", "linear"])
+def test_float32_and_sparse_input(kernel):
+    rng = np.random.RandomState(4)
+    X = rng.uniform(size=(80, 10))
+    X[X < 0.6] = 0
+    kjl64 = KernelJL(n_components=8, n_subsample=20, kernel=kernel, random_state=0)
+    out64 = kjl64.fit_transform(X)
+    kjl32 = KernelJL(n_components=8, n_subsample=20, kernel=kernel, random_state=0)
+    out32 = kjl32.fit_transform(X.astype(np.float32))
+    assert out32.dtype == np.float32 and kjl32.projection_.dtype == np.float32
+    assert_allclose(out32, out64, rtol=1e-4, atol=1e-5 * np.abs(out64).max())
+    out_sparse = kjl64.transform(sp.csr_matrix(X))
+    assert_allclose(out_sparse, out64, rtol=1e-10, atol=1e-12)
+    fit_sparse = KernelJL(n_components=8, n_subsample=20, kernel=kernel, random_state=0)
+    assert_allclose(
+        fit_sparse.fit_transform(sp.csc_matrix(X)), out64, rtol=1e-10, atol=1e-12
+    )
+
+
+def test_precomputed_and_callable_match_named_kernel():
+    rng = np.random.RandomState(5)
+    X, X_new = rng.normal(size=(60, 3)), rng.normal(size=(9, 3))
+    params = dict(n_components=10, n_subsample=25, random_state=0)
+    expected = KernelJL(gamma=0.7, **params).fit(X).transform(X_new)
+    pre = KernelJL(kernel="precomputed", **params).fit(rbf_kernel(X, gamma=0.7))
+    assert_allclose(pre.transform(rbf_kernel(X_new, X, gamma=0.7)), expected)
+
+    def rbf(x, y, gamma):
+        return np.exp(-gamma * np.sum((x - y) ** 2))
+
+    call = KernelJL(kernel=rbf, kernel_params={"gamma": 0.7}, **params)
+    assert_allclose(call.fit(X).transform(X_new), expected)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.ones((1, 3)),  # one sample
+        np.arange(10.0).reshape(-1, 1),  # one feature
+        np.repeat([[1.0, 2.0]], 8, axis=0),  # duplicate rows
+        np.zeros((6, 4)),  # all-zero rows
+    ],
+    ids=["one-sample", "one-feature", "duplicates", "zeros"],
+)
+@pytest.mark.parametrize("kernel", ["rbf", "cosine", "poly"])
+def test_degenerate_input_is_exact(X, kernel):
+    kjl = KernelJL(n_components=5, n_subsample=X.shape[0], kernel=kernel, random_state=0)
+    out = kjl.fit_transform(X)
+    assert np.all(np.isfinite(out))
+    # The map must still be kernel(X, subsample) @ W (the statistics of W
+    # are tested above), with no division that could produce NaN.
+    assert_allclose(out, pairwise_kernels(X, kjl.components_, metric=kernel) @ kjl.projection_)
+
+
+def test_n_subsample_larger_than_n_samples_is_clipped_with_warning():
+    X = np.random.RandomState(6).normal(size=(10, 2))
+    with pytest.warns(UserWarning, match="n_subsample=50 is larger than n_samples=10"):
+        kjl = KernelJL(n_components=4, n_subsample=50, random_state=0).fit(X)
+    assert kjl.n_subsample_ == 10
+    assert kjl.projection_.shape == (10, 4)
+    assert_array_equal(kjl.component_indices_, np.arange(10))
+
+
+# ------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_is_rejected(bad):
+    X = np.ones((5, 2))
+    X[2, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        KernelJL(n_subsample=3).fit(X)
+    kjl = KernelJL(n_components=2, n_subsample=3).fit(np.ones((5, 2)))
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        kjl.transform(X)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_components": 0}, "n_components"),
+        ({"n_subsample": 0}, "n_subsample"),
+        ({"kernel": "gaussian"}, "kernel"),
+        ({"gamma": -1.0}, "gamma"),
+    ],
+)
+def test_bad_parameters_are_rejected(params, match):
+    with pytest.raises(ValueError, match=match):
+        KernelJL(**params).fit(np.ones((5, 2)))
+
+
+def test_other_errors_are_clear():
+    X = np.random.RandomState(7).normal(size=(8, 3))
+    kjl = KernelJL(n_components=2, n_subsample=4).fit(X)
+    with pytest.raises(ValueError, match="3 features"):
+        kjl.transform(X[:, :2])
+    with pytest.raises(ValueError, match="gamma cannot be set with a callable"):
+        KernelJL(kernel=lambda x, y: x @ y, gamma=1.0).fit(X)
+    with pytest.raises(ValueError, match="square Gram matrix"):
+        KernelJL(kernel="precomputed").fit(X)
+    with pytest.raises(ValueError, match="0 sample"):
+        KernelJL().fit(np.empty((0, 3)))
+
+
+# ------------------------------------------------------------- real data
+
+
+def test_pendigits_clustering_is_close_to_nystroem(data_home):
+    from sklearn.kernel_approximation import Nystroem
+
+    from sklearn_sketch.datasets import load_pendigits
+
+    require_data(data_home, "pendigits", "pendigits.npz")
+    X, y = load_pendigits(data_home, subset="train")
+    X, y = X[:3000], y[:3000]
+    gamma = 2e-4  # coordinates are 0..100; about 1 / (median squared distance)
+
+    def nmi(transformer, seed):
+        features = transformer.set_params(random_state=seed).fit_transform(X)
+        labels = KMeans(n_clusters=10, n_init=3, random_state=seed).fit_predict(features)
+        return normalized_mutual_info_score(y, labels)
+
+    seeds = range(3)
+    kjl = [nmi(KernelJL(n_components=50, n_subsample=300, gamma=gamma), s) for s in seeds]
+    nys = [nmi(Nystroem(n_components=300, gamma=gamma), s) for s in seeds]
+    # Measured (seeds 0-2): K-JL 0.675-0.686, Nystroem 0.695-0.720, plain
+    # k-means 0.70 on these rows. The 3-seed means differ by 0.02 with a
+    # standard error of about 0.01, so a margin of 0.05 is the gap plus 3
+    # standard errors; a broken sketch (wrong Gram matrix, Z or scaling)
+    # gives features that cluster far worse.
+    assert np.mean(kjl) > np.mean(nys) - 0.05
