@@ -68,10 +68,10 @@ def empirical_mse(pair_matrix, k_max, n_repeats, kernel, exact):
     return squared_errors / n_repeats
 
 
-def main():
+def main(argv=None):
     parser = example_parser(__doc__.strip().splitlines()[4])
     parser.add_argument("--repeats", type=int, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
     k_max = 100 if args.quick else 1000
     n_repeats = args.repeats or (10 if args.quick else 100)

@@ -84,12 +84,12 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
     return max(scores.values()), scores
 
 
-def main():
+def main(argv=None):
     parser = example_parser(__doc__.strip().splitlines()[4])
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="default: mnist10k sector_counts sector_tfidf (mnist10k with --quick)")
     parser.add_argument("--test-size", type=int, default=None, help="cut the test set to N rows")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
     if args.datasets is None:
         # Sector's 105 classes leave ~10 rows per class in the quick subsample:

@@ -167,6 +167,8 @@ def to_markdown(df):
 
 def main(argv=None):
     parser = example_parser(__doc__.strip().splitlines()[1])
+    parser.add_argument("--datasets", nargs="+", default=["mnist", "pendigits"],
+                        choices=["mnist", "pendigits"])
     args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
 
@@ -180,7 +182,7 @@ def main(argv=None):
         grid = [(50, 25), (50, 50), (100, 50), (100, 100), (200, 100), (400, 100)]
 
     cluster_rows, kpca_rows = [], []
-    for name in ["mnist", "pendigits"]:
+    for name in args.datasets:
         X, y, gamma = load(name, data_home, n_points)
         print(f"{name}: {X.shape}, rbf gamma={gamma}", flush=True)
         cluster_rows += clustering(name, X, y, gamma, grid, seeds, n_exact)

@@ -177,6 +177,7 @@ def load_table_data(name, data_home, n_max=None, seed=0):
 def main(argv=None):
     parser = example_parser("Pham & Pagh (2013) Table 1, TS column.")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--datasets", nargs="+", default=["mnist", "a9a"], choices=["mnist", "a9a"])
     args = parser.parse_args(argv)
     data_home, output_dir = data_home_and_output_dir(args)
 
@@ -185,7 +186,9 @@ def main(argv=None):
     if args.quick:
         markdown.append("*Quick mode: 1000 training rows, 2 runs; not comparable to the paper.*\n")
     all_rows = []
-    for name, title in [("mnist", "MNIST"), ("a9a", "Adult (a9a)")]:
+    titles = {"mnist": "MNIST", "a9a": "Adult (a9a)"}
+    for name in args.datasets:
+        title = titles[name]
         data = load_table_data(name, data_home, n_max)
         print(f"{title}: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows")
         rows = run_table(data, PAPER_N_COMPONENTS[name], n_runs, PUBLISHED[name])
