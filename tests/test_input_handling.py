@@ -1,0 +1,305 @@
+"""Every public estimator and kernel function under every input a user can send.
+
+Each case ends either in the result of an oracle (the same data given in the
+canonical form: a C-contiguous float64 array) or in a ValueError/TypeError
+whose message names the problem. RuntimeWarnings are errors in this suite
+(setup.cfg), so an overflow or invalid-value warning fails a case too.
+"""
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
+from sklearn_sketch.metrics import core_kernel, resemblance_kernel
+
+ESTIMATORS = {
+    "TensorSketch": lambda: TensorSketch(n_components=32, degree=2, coef0=1.0, random_state=0),
+    "CoREHasher-core1": lambda: CoREHasher(n_components=16, kernel="core1", random_state=0),
+    "CoREHasher-core2-oph": lambda: CoREHasher(
+        n_components=16, kernel="core2", hashing="oph", random_state=0
+    ),
+    "CoREHasher-resemblance": lambda: CoREHasher(
+        n_components=16, kernel="resemblance", b_bits=None, random_state=0
+    ),
+    "KernelJL": lambda: KernelJL(n_components=8, n_subsample=4, random_state=0),
+}
+KERNEL_FUNCTIONS = {
+    "core_kernel-1": lambda X, Y=None: core_kernel(X, Y, kind=1),
+    "core_kernel-2": lambda X, Y=None: core_kernel(X, Y, kind=2),
+    "resemblance_kernel": resemblance_kernel,
+}
+
+
+def dense(result):
+    return result.toarray() if sp.issparse(result) else np.asarray(result)
+
+
+@pytest.fixture
+def X_int():
+    """Small non-negative integers with zeros: exact in every numeric dtype."""
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 4, size=(7, 5))
+    X[2] = 0  # an all-zero row
+    X[:, 3] = 0  # an all-zero column
+    X[5] = X[1]  # duplicate rows
+    return X
+
+
+def oracle(make, X_int):
+    estimator = make().fit(X_int.astype(np.float64))
+    return estimator, dense(estimator.transform(X_int.astype(np.float64)))
+
+
+def _unsorted_csr(X):
+    """CSR with each row's indices reversed (valid but not canonical)."""
+    A = sp.csr_matrix(X)
+    indices, data = A.indices.copy(), A.data.copy()
+    for start, stop in zip(A.indptr[:-1], A.indptr[1:]):  # test data: 7 rows
+        indices[start:stop] = indices[start:stop][::-1]
+        data[start:stop] = data[start:stop][::-1]
+    result = sp.csr_matrix((data, indices, A.indptr), shape=A.shape)
+    result.has_sorted_indices = False
+    return result
+
+
+def _with_explicit_zeros(X):
+    A = sp.coo_matrix(X)
+    rows = np.concatenate([A.row, [0, 3]])
+    cols = np.concatenate([A.col, [3, 3]])
+    data = np.concatenate([A.data, [0.0, 0.0]]).astype(np.float64)
+    return sp.csr_matrix((data, (rows, cols)), shape=X.shape)  # zeros stay stored
+
+
+def _with_duplicates(X):
+    """Every entry split into two stored halves (CSR sums duplicates)."""
+    A = sp.coo_matrix(X.astype(np.float64))
+    halves = np.concatenate([A.data / 2, A.data / 2])
+    result = sp.csr_matrix(
+        (halves, (np.tile(A.row, 2), np.tile(A.col, 2))), shape=X.shape
+    )
+    return result
+
+
+def _int64_indices(X):
+    A = sp.csr_matrix(X.astype(np.float64))
+    return sp.csr_matrix(
+        (A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64)), shape=A.shape
+    )
+
+
+def _pandas(X):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(X.astype(np.float64), columns=[f"c{i}" for i in range(X.shape[1])])
+
+
+EQUIVALENT_INPUTS = {
+    "int64": lambda X: X.astype(np.int64),
+    "int8": lambda X: X.astype(np.int8),
+    "uint16": lambda X: X.astype(np.uint16),
+    "float16": lambda X: X.astype(np.float16),
+    "object": lambda X: X.astype(object),
+    "list": lambda X: X.tolist(),
+    "fortran": lambda X: np.asfortranarray(X.astype(np.float64)),
+    "non-contiguous": lambda X: np.repeat(X.astype(np.float64), 2, axis=1)[:, ::2],
+    "pandas": _pandas,
+    "csr_matrix": lambda X: sp.csr_matrix(X.astype(np.float64)),
+    "csr_array": lambda X: sp.csr_array(X.astype(np.float64)),
+    "csc_matrix": lambda X: sp.csc_matrix(X.astype(np.float64)),
+    "coo_matrix": lambda X: sp.coo_matrix(X.astype(np.float64)),
+    "unsorted indices": lambda X: _unsorted_csr(X.astype(np.float64)),
+    "explicit zeros": _with_explicit_zeros,
+    "duplicate entries": _with_duplicates,
+    "64-bit indices": _int64_indices,
+}
+
+
+# Fitting on a DataFrame and transforming an array (or the reverse) warns
+# about feature names, as scikit-learn does; the values must still agree.
+@pytest.mark.filterwarnings("ignore:X (has|does not have valid) feature names")
+@pytest.mark.parametrize("case", sorted(EQUIVALENT_INPUTS))
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_equivalent_inputs_give_the_oracle(name, case, X_int):
+    estimator, expected = oracle(ESTIMATORS[name], X_int)
+    X = EQUIVALENT_INPUTS[case](X_int)
+    result = dense(estimator.transform(X))
+    assert np.isfinite(result).all()
+    assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
+    # Fitting on the variant gives the same fitted map.
+    refit = dense(ESTIMATORS[name]().fit(X).transform(X_int.astype(np.float64)))
+    assert_allclose(refit, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["bool"])
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_boolean_input_is_binary_float(name, case, X_int):
+    binary = (X_int > 0).astype(np.float64)
+    estimator = ESTIMATORS[name]().fit(binary)
+    assert_allclose(dense(estimator.transform(X_int > 0)), dense(estimator.transform(binary)))
+
+
+@pytest.mark.parametrize("case", sorted(EQUIVALENT_INPUTS))
+@pytest.mark.parametrize("name", sorted(KERNEL_FUNCTIONS))
+def test_kernel_functions_equivalent_inputs(name, case, X_int):
+    kernel = KERNEL_FUNCTIONS[name]
+    expected = kernel(X_int.astype(np.float64))
+    X = EQUIVALENT_INPUTS[case](X_int)
+    result = kernel(X)
+    assert np.isfinite(result).all()
+    assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
+
+
+BAD_INPUTS = {
+    "nan": (lambda X: np.where(X == X.max(), np.nan, X), ValueError, "NaN"),
+    "inf": (lambda X: np.where(X == X.max(), np.inf, X), ValueError, "infinity"),
+    "-inf": (lambda X: np.where(X == X.max(), -np.inf, X), ValueError, "infinity"),
+    "sparse nan": (
+        lambda X: sp.csr_matrix(np.where(X == X.max(), np.nan, X)),
+        ValueError,
+        "NaN",
+    ),
+    "sparse inf": (
+        lambda X: sp.csr_matrix(np.where(X == X.max(), np.inf, X)),
+        ValueError,
+        "infinity",
+    ),
+    "no rows": (lambda X: np.empty((0, X.shape[1])), ValueError, "0 sample"),
+    "no columns": (lambda X: np.empty((X.shape[0], 0)), ValueError, "0 feature"),
+    "strings": (
+        lambda X: np.where(X > 0, "word", "other").astype(object),
+        ValueError,
+        "could not convert|string",
+    ),
+    "complex": (lambda X: X.astype(np.complex128), ValueError, "[Cc]omplex"),
+    "1-D": (lambda X: X[0].astype(np.float64), ValueError, "2D array"),
+    "3-D": (lambda X: X.astype(np.float64)[None], ValueError, "dim"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_bad_input_is_a_clear_error(name, case, X_int):
+    make_bad, error, match = BAD_INPUTS[case]
+    with pytest.raises(error, match=match):
+        ESTIMATORS[name]().fit(make_bad(X_int))
+    fitted = ESTIMATORS[name]().fit(X_int.astype(np.float64))
+    with pytest.raises(error, match=match):
+        fitted.transform(make_bad(X_int))
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+@pytest.mark.parametrize("name", sorted(KERNEL_FUNCTIONS))
+def test_kernel_functions_bad_input(name, case, X_int):
+    make_bad, error, match = BAD_INPUTS[case]
+    with pytest.raises(error, match=match):
+        KERNEL_FUNCTIONS[name](make_bad(X_int))
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_wrong_number_of_features(name, X_int):
+    fitted = ESTIMATORS[name]().fit(X_int.astype(np.float64))
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(np.ones((2, X_int.shape[1] + 1)))
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(sp.csr_matrix(np.ones((2, X_int.shape[1] - 1))))
+
+
+def test_kernel_functions_mismatched_features(X_int):
+    for kernel in KERNEL_FUNCTIONS.values():
+        with pytest.raises(ValueError, match="features|shape|dimension"):
+            kernel(X_int, np.ones((2, X_int.shape[1] + 1)))
+
+
+INVALID_PARAMETERS = {
+    "TensorSketch": [
+        {"n_components": 0},
+        {"n_components": 2.5},
+        {"degree": 0},
+        {"gamma": 0.0},
+        {"coef0": -1.0},
+        {"random_state": "seed"},
+    ],
+    "CoREHasher": [
+        {"n_components": 0},
+        {"kernel": "rbf"},
+        {"b_bits": 0},
+        {"b_bits": 33},
+        {"hashing": "permutation"},
+        {"projection": "uniform"},
+    ],
+    "KernelJL": [
+        {"n_components": 0},
+        {"n_subsample": 0},
+        {"kernel": "no-such-kernel"},
+        {"gamma": -1.0},
+    ],
+}
+ESTIMATOR_CLASSES = {"TensorSketch": TensorSketch, "CoREHasher": CoREHasher, "KernelJL": KernelJL}
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [(name, params) for name, cases in INVALID_PARAMETERS.items() for params in cases],
+    ids=lambda value: value if isinstance(value, str) else "-".join(map(str, value.items())),
+)
+def test_invalid_parameters_name_the_parameter(name, params, X_int):
+    estimator = ESTIMATOR_CLASSES[name](**params)
+    with pytest.raises((ValueError, TypeError), match=list(params)[0]):
+        estimator.fit(X_int.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", ["TensorSketch", "CoREHasher-core1", "CoREHasher-resemblance"])
+def test_column_indices_near_2_31(name):
+    # A sparse matrix wider than 2**31 columns: 64-bit indices, hashing of
+    # large feature indices. The oracle: the same rows with their columns
+    # stored in another order and index dtype give the same output, rows that
+    # repeat give identical outputs, and nothing overflows.
+    n_features = 2**31 + 10
+    columns = np.array([3, 2**31 - 1, 2**31, 2**31 + 9])
+    data = np.array([1.0, 2.0, 0.5, 3.0])
+    rows = np.array([0, 0, 1, 1])
+    X = sp.csr_matrix((data, (rows, columns)), shape=(3, n_features))
+    X = sp.vstack([X, X[0]]).tocsr()
+    estimator = ESTIMATORS[name]().fit(X)
+    result = estimator.transform(X)
+    reordered = estimator.transform(_unsorted_csr(X))
+    if sp.issparse(result):
+        # CoREHasher's output is k * n_features wide with b_bits=None: compare
+        # the stored entries, never densify.
+        result, reordered = result.tocsr(), reordered.tocsr()
+        assert np.isfinite(result.data).all()
+        assert_array_equal(result[0].indices, result[3].indices)
+        assert_array_equal(result[0].data, result[3].data)
+        assert result[2].nnz == 0  # an empty row maps to an empty row
+        assert abs(result - reordered).max() < 1e-12
+    else:
+        assert np.isfinite(result).all()
+        assert_array_equal(result[0], result[3])
+        assert_allclose(reordered, result, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_pickle_and_threads_give_identical_results(name, X_int):
+    rng = np.random.RandomState(1)
+    X = rng.rand(300, 5) * (rng.rand(300, 5) < 0.6)
+    estimator = ESTIMATORS[name]().fit(X)
+    expected = dense(estimator.transform(X))
+    restored = pickle.loads(pickle.dumps(estimator))
+    assert_array_equal(dense(restored.transform(X)), expected)
+
+    results = [None] * 4
+
+    def work(i):
+        results[i] = dense(estimator.transform(X))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results:
+        assert_array_equal(result, expected)
