@@ -5,8 +5,17 @@ so that a linear model or a plain clusterer on those features approximates
 its kernel counterpart at a fraction of the cost.
 """
 
+from ._complex_to_real import ComplexToRealSketch
 from ._tensor_sketch import TensorSketch
+from ._tensor_srht import TensorSRHT
+from ._tree_sketch import PolynomialTreeSketch
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["TensorSketch", "__version__"]
+__all__ = [
+    "ComplexToRealSketch",
+    "PolynomialTreeSketch",
+    "TensorSRHT",
+    "TensorSketch",
+    "__version__",
+]
