@@ -82,24 +82,32 @@ def augmented_dense(X, gamma, coef0, width, dtype):
     return U
 
 
-def fwht(U):
-    """Unnormalized fast Walsh-Hadamard transform along the last axis, in place.
+# Butterflies between ping-pong buffers: two passes per level and no
+# allocation, about 1.2x faster than in-place butterflies with a temporary.
+# A BLAS product with a small Hadamard matrix for the inner levels measured
+# 2x faster still, but BLAS kernels treat rows differently by their position
+# in the block (equal rows came out different in the last bit), which would
+# break the bitwise chunk invariance of transform: elementwise numpy only.
 
-    ``U[..., :] <- U[..., :] @ H`` with ``H`` the Sylvester-ordered +-1
-    Hadamard matrix of size ``d = U.shape[-1]`` (a power of two). The
-    ``log2(d)`` butterfly steps each work on the whole array at once through
-    a reshape, so the cost is ``O(U.size * log2(d))`` numpy operations with no
-    Python loop over rows or columns.
+
+def fwht(U):
+    """Unnormalized fast Walsh-Hadamard transform along the last axis.
+
+    Returns ``U @ H`` (applied to the last axis) with ``H`` the
+    Sylvester-ordered +-1 Hadamard matrix of size ``d = U.shape[-1]``, a
+    power of two. The cost is ``O(U.size * log2(d))`` with no Python loop
+    over rows or columns: each of the ``log2(d)`` butterfly levels works on
+    the whole array through a reshape. ``U`` (C-contiguous) may be
+    overwritten and the result may share its memory. Elementwise
+    operations only, so each row's result does not depend on the others.
 
     Parameters
     ----------
-    U : ndarray, C-contiguous, last axis a power of two
-        Real or complex; overwritten.
+    U : ndarray, C-contiguous, real, last axis a power of two
 
     Returns
     -------
-    U : ndarray
-        The same array, transformed.
+    U_transformed : ndarray of the shape of ``U``
 
     Examples
     --------
@@ -114,15 +122,16 @@ def fwht(U):
         raise ValueError(f"fwht needs a power-of-two length, got {d}.")
     rows = U.reshape(-1, d)  # a view: U is C-contiguous
     n = rows.shape[0]
+    source, target = rows, np.empty_like(rows)
     half = 1
     while half < d:
-        pairs = rows.reshape(n, d // (2 * half), 2, half)
-        first, second = pairs[:, :, 0, :], pairs[:, :, 1, :]
-        difference = first - second
-        first += second
-        second[...] = difference
+        pairs = source.reshape(n, d // (2 * half), 2, half)
+        result = target.reshape(n, d // (2 * half), 2, half)
+        np.add(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 0])
+        np.subtract(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 1])
+        source, target = target, source
         half *= 2
-    return U
+    return source.reshape(U.shape)
 
 
 def block_coordinates(random_state, n_samples, block_size):

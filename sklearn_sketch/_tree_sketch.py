@@ -123,11 +123,11 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
     >>> import numpy as np
     >>> from sklearn_sketch import PolynomialTreeSketch
     >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
-    >>> sketch = PolynomialTreeSketch(n_components=4096, degree=3, random_state=0)
+    >>> sketch = PolynomialTreeSketch(n_components=4096, degree=4, random_state=0)
     >>> X_sketch = sketch.fit_transform(X)
     >>> X_sketch.shape
     (3, 4096)
-    >>> bool(np.allclose(X_sketch @ X_sketch.T, (X @ X.T) ** 3, atol=0.3))
+    >>> bool(np.allclose(X_sketch @ X_sketch.T, (X @ X.T) ** 4, atol=0.3))
     True
     """
 

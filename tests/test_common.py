@@ -2,11 +2,21 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_sketch import TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 
 ESTIMATORS = [
     TensorSketch(n_components=64, random_state=0),
     TensorSketch(n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0),
+    TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0),
+    ComplexToRealSketch(n_components=63, degree=3, coef0=1.0, random_state=0),
+    ComplexToRealSketch(n_components=64, projection="rademacher", random_state=0),
+    PolynomialTreeSketch(n_components=64, degree=3, coef0=1.0, random_state=0),
+    PolynomialTreeSketch(n_components=64, base="tensorsketch", random_state=0),
 ]
 
 
