@@ -158,7 +158,7 @@ def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
         ("ctr-srht", 2, 0.0, 7),  # odd D: the real part alone
         ("ctr-rademacher", 3, 0.5, 11),
         ("tree-srht", 5, 0.2, 16),  # degree padded to 8: an (x, e) and an (e, e) node
-        ("tree-ts", 3, 0.5, 12),
+        ("tree-ts", 2, 0.5, 12),  # one node; the padding logic is shared with tree-srht
     ],
 )
 def test_unbiased(name, degree, coef0, n_components):
