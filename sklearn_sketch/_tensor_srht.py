@@ -92,10 +92,13 @@ class TensorSRHT(_PolynomialSketchBase):
     where ``d >> n_components``, TensorSketch (``O(nnz)``) is the cheaper
     choice. The fitted state is ``degree * (4 + n_components)`` integers.
 
-    On unit-normalized MNIST the kernel error at equal ``n_components`` is
-    below TensorSketch's (see the user guide for the measured ratios); the
-    gain comes from sampling coordinates without replacement and from the
-    Hadamard transform spreading the mass of ``x`` evenly over coordinates.
+    Sampling coordinates without replacement makes the variance lower than
+    that of i.i.d. Rademacher products of the same size (exact for degree 1
+    and a whole block). On unit-normalized MNIST, however, its kernel error
+    was 1.3-2.1x TensorSketch's at equal ``n_components`` (user guide,
+    ``benchmarks/bench_polynomial_sketches.py``): for strongly correlated
+    non-negative rows prefer TensorSketch, or ``PolynomialTreeSketch`` at
+    high degree.
 
     References
     ----------
