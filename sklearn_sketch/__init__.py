@@ -5,10 +5,21 @@ so that a linear model or a plain clusterer on those features approximates
 its kernel counterpart at a fraction of the cost.
 """
 
+from ._complex_to_real import ComplexToRealSketch
 from ._core_hasher import CoREHasher
 from ._kernel_jl import KernelJL
 from ._tensor_sketch import TensorSketch
+from ._tensor_srht import TensorSRHT
+from ._tree_sketch import PolynomialTreeSketch
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["CoREHasher", "KernelJL", "TensorSketch", "__version__"]
+__all__ = [
+    "ComplexToRealSketch",
+    "CoREHasher",
+    "KernelJL",
+    "PolynomialTreeSketch",
+    "TensorSRHT",
+    "TensorSketch",
+    "__version__",
+]

@@ -2,7 +2,14 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    CoREHasher,
+    KernelJL,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 
 ESTIMATORS = [
     TensorSketch(n_components=64, random_state=0),
@@ -13,6 +20,11 @@ ESTIMATORS = [
     KernelJL(n_components=16, n_subsample=8, random_state=0),
     KernelJL(n_components=16, n_subsample=8, kernel="poly", degree=2, random_state=0),
     KernelJL(n_components=16, n_subsample=8, kernel="precomputed", random_state=0),
+    TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0),
+    ComplexToRealSketch(n_components=63, degree=3, coef0=1.0, random_state=0),
+    ComplexToRealSketch(n_components=64, projection="rademacher", random_state=0),
+    PolynomialTreeSketch(n_components=64, degree=3, coef0=1.0, random_state=0),
+    PolynomialTreeSketch(n_components=64, base="tensorsketch", random_state=0),
 ]
 
 

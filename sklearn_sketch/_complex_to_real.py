@@ -1,0 +1,301 @@
+"""Complex-to-real (CtR) sketches of the polynomial kernel (Wacker et al., 2023)."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
+
+from ._hashing import draw_polynomial_hashes, polynomial_hash
+from ._polynomial_base import (
+    _UNIT_IMAG,
+    _UNIT_REAL,
+    SIGN_HASH_INDEPENDENCE,
+    _PolynomialSketchBase,
+    augmented_dense,
+    block_coordinates,
+    block_signs,
+    complex_dtype,
+    complex_to_real,
+    fwht,
+    n_augmented_features,
+    next_power_of_two,
+)
+from ._sparse import dense_to_csr
+from ._validation import validate_features
+
+
+class ComplexToRealSketch(_PolynomialSketchBase):
+    """Polynomial kernel approximation by complex-to-real random features.
+
+    Maps each row ``x`` to ``n_components`` real features whose inner
+    products are unbiased estimates of
+    ``K(x, y) = (gamma <x, y> + coef0) ** degree``. With
+    ``x' = [sqrt(gamma) x, sqrt(coef0)]``, ``m = ceil(n_components / 2)``
+    complex features are the products over the degrees of complex random
+    projections::
+
+        Phi_C(x) = sqrt(2 / n_components) * (W_1 x') o ... o (W_degree x')
+
+    and the output is ``[Re Phi_C(x), Im Phi_C(x)]``, whose inner product is
+    ``Re <Phi_C(x), conj Phi_C(y)>``; ``E <Phi(x), Phi(y)> = K(x, y)``
+    exactly. The projections ``W_j`` (``m x d``) are either
+
+    * ``projection="rademacher"``: i.i.d. complex Rademacher entries in
+      ``{1, -1, i, -i}``;
+    * ``projection="srht"``: ``W_j = P_j H D_j``, a complex Rademacher
+      diagonal ``D_j``, the +-1 Hadamard matrix ``H`` (input zero-padded to
+      a power-of-two length) and sampled rows ``P_j`` (without replacement
+      within blocks of the padded length).
+
+    Read more in the :ref:`User Guide <polynomial_sketches>`.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Dimension of the output feature space. An odd value drops the
+        imaginary part of the last complex feature, which keeps the estimate
+        unbiased.
+
+    degree : int, default=2
+        Degree of the polynomial kernel.
+
+    gamma : float, default=1.0
+        Multiplier of the inner product in the kernel. Must be positive.
+
+    coef0 : float, default=0.0
+        Constant term of the kernel. Must be non-negative.
+
+    projection : {"srht", "rademacher"}, default="srht"
+        The complex projection of each degree (see above).
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the hashes and coordinates drawn in ``fit``.
+
+    Attributes
+    ----------
+    entry_hashes_ : ndarray of shape (degree, 4), dtype uint64
+        Coefficients of the 4-wise independent hash that gives, per degree,
+        the entries of ``W_j`` ("rademacher", keyed by row and column) or of
+        ``D_j`` ("srht", keyed by block and coordinate).
+
+    coordinates_ : ndarray of shape (degree, ceil(n_components / 2)), dtype intp
+        Sampled Hadamard coordinate of each complex feature and degree
+        ("srht" only; ``None`` for "rademacher").
+
+    hadamard_size_ : int
+        Padded input length of "srht" (``None`` for "rademacher").
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    TensorSketch : Count Sketches combined by FFT.
+    TensorSRHT : The real counterpart of ``projection="srht"``.
+
+    Notes
+    -----
+    For ``projection="rademacher"`` the variance is known in closed form
+    (derived in ``tests/test_polynomial_sketches.py``): with ``x', y'`` the
+    augmented rows, ``s = sum_i x'_i^2 y'_i^2``,
+    ``A = |x'|^2 |y'|^2 + <x', y'>^2 - s`` and ``B = 2 <x', y'>^2 - s``,
+    ``Var = (A**degree + B**degree - 2 <x', y'>**(2 degree)) / n_components``
+    for even ``n_components``. A real Rademacher product has
+    ``Var = ((|x'|^2 |y'|^2 + 2 <x',y'>^2 - 2 s)**degree - <x',y'>**(2 degree))
+    / n_components``: the complex one is lower, most of all for
+    non-negative data.
+
+    Cost and memory. "rademacher" is a dense ``(n, d) x (d, n_components)``
+    product per degree, ``O(degree * n_components * d)`` per row (for sparse
+    input ``O(degree * n_components * nnz)``); its entries are not stored
+    but regenerated from the hash for the columns of each row chunk, so the
+    fitted state stays ``4 * degree`` integers at the price of
+    ``degree * m * d`` hash evaluations per chunk. Storing the entries
+    would cost ``degree * m * d`` bytes, which for sparse text data
+    (``d ~ 10**5``) is gigabytes. "srht" costs what ``TensorSRHT`` costs
+    (``O(degree * max(n_components, d) * log2(d))`` per row, complex
+    arithmetic, sparse input densified per chunk) and stores
+    ``degree * m`` coordinates. float32 input is computed in complex64 and
+    returned as float32.
+
+    References
+    ----------
+    Wacker, J., Kanagawa, M. and Filippone, M. "Complex-to-real sketches for
+    tensor products with applications to the polynomial kernel."
+    AISTATS 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketch import ComplexToRealSketch
+    >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    >>> sketch = ComplexToRealSketch(n_components=4096, degree=2, random_state=0)
+    >>> X_sketch = sketch.fit_transform(X)
+    >>> X_sketch.shape
+    (3, 4096)
+    >>> bool(np.allclose(X_sketch @ X_sketch.T, (X @ X.T) ** 2, atol=0.2))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_PolynomialSketchBase._parameter_constraints,
+        "projection": [StrOptions({"srht", "rademacher"})],
+    }
+
+    def __init__(
+        self,
+        n_components=100,
+        *,
+        degree=2,
+        gamma=1.0,
+        coef0=0.0,
+        projection="srht",
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.projection = projection
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw the hashes (and coordinates); only the number of features is read.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+        """
+        validate_features(self, X, reset=True)
+        random_state = check_random_state(self.random_state)
+        self.entry_hashes_ = draw_polynomial_hashes(
+            random_state, self.degree, SIGN_HASH_INDEPENDENCE
+        )
+        if self.projection == "srht":
+            self.hadamard_size_ = next_power_of_two(
+                n_augmented_features(self.n_features_in_, self.coef0)
+            )
+            self.coordinates_ = np.stack(
+                [
+                    block_coordinates(random_state, self._n_complex(), self.hadamard_size_)
+                    for _ in range(self.degree)
+                ]
+            )
+        else:
+            self.hadamard_size_ = None
+            self.coordinates_ = None
+        self._n_features_out = self.n_components
+        return self
+
+    def _n_complex(self):
+        return -(-self.n_components // 2)
+
+    def _n_blocks(self):
+        return -(-self._n_complex() // self.hadamard_size_)
+
+    def _bytes_per_row(self, dtype):
+        itemsize = np.dtype(dtype).itemsize
+        m = self._n_complex()
+        if self.projection == "srht":
+            # Augmented row, complex transformed blocks, complex product.
+            d = self.hadamard_size_
+            return (d + 2 * d * self._n_blocks() + 4 * m) * itemsize
+        # Real and imaginary projections (2 m) and the complex product (2 m).
+        return 6 * m * itemsize
+
+    def _prepare_transform(self, dtype):
+        if self.projection == "rademacher":
+            return None
+        n_keys = n_augmented_features(self.n_features_in_, self.coef0)
+        return [
+            block_signs(
+                self.entry_hashes_[j],
+                self._n_blocks(),
+                self.hadamard_size_,
+                n_keys,
+                dtype,
+                complex_signs=True,
+            )
+            for j in range(self.degree)
+        ]
+
+    def _transform_chunk(self, X_chunk, out, signs):
+        if self.projection == "srht":
+            product = self._srht_product(X_chunk, out.dtype, signs)
+        else:
+            product = self._rademacher_product(X_chunk, out.dtype)
+        return complex_to_real(product, out, out.dtype.type(np.sqrt(2.0 / self.n_components)))
+
+    def _srht_product(self, X_chunk, dtype, signs):
+        U = augmented_dense(X_chunk, self.gamma, self.coef0, self.hadamard_size_, dtype)
+        n_rows = U.shape[0]
+        product = None
+        for j in range(self.degree):
+            # H (D_j x) = H (Re D_j x) + i H (Im D_j x): two real transforms
+            # in one call, cheaper than a complex one (H is real).
+            parts = np.stack([signs[j].real, signs[j].imag])  # (2, blocks, d)
+            blocks = fwht(U[:, None, None, :] * parts).reshape(n_rows, 2, -1)
+            coordinates = self.coordinates_[j]
+            sampled = blocks[:, 0, coordinates] + 1j * blocks[:, 1, coordinates]
+            if product is None:
+                product = sampled
+            else:
+                product *= sampled
+        return product
+
+    def _rademacher_product(self, X_chunk, dtype):
+        n_features = self.n_features_in_
+        m = self._n_complex()
+        # A sparse-dense product computes each row on its own (a BLAS product
+        # does not: its kernels treat rows by their position in a block), so
+        # dense chunks go through CSR too, which keeps transform bitwise
+        # chunk-invariant. Only the columns present need their entries.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        columns, inverse = np.unique(X_chunk.indices, return_inverse=True)
+        X_chunk = sp.csr_matrix(
+            (X_chunk.data, inverse.reshape(-1), X_chunk.indptr),
+            shape=(X_chunk.shape[0], columns.size),
+        )
+        scale = np.dtype(dtype).type(np.sqrt(self.gamma))
+        # Keys of the entries (row k, column i) of W_j: k * (d + 1) + i, the
+        # constant coordinate being column d = n_features.
+        row_keys = np.arange(m, dtype=np.uint64) * np.uint64(n_features + 1)
+        keys = row_keys[None, :] + columns.astype(np.uint64)[:, None]  # (cols, m)
+        constant_keys = row_keys + np.uint64(n_features)
+        product = None
+        for j in range(self.degree):
+            code = (polynomial_hash(self.entry_hashes_[j], keys) & np.uint64(3)).astype(np.intp)
+            # W x = Re(W) x + i Im(W) x as one real product with [Re W | Im W].
+            entries = np.empty((columns.size, 2 * m), dtype=dtype)
+            entries[:, :m] = _UNIT_REAL[code]
+            entries[:, m:] = _UNIT_IMAG[code]
+            entries *= scale
+            projected = np.asarray(X_chunk @ entries)
+            if self.coef0 > 0:
+                constant = (polynomial_hash(self.entry_hashes_[j], constant_keys) & np.uint64(3)).astype(np.intp)
+                c = np.sqrt(self.coef0)
+                projected[:, :m] += (c * _UNIT_REAL[constant]).astype(dtype)
+                projected[:, m:] += (c * _UNIT_IMAG[constant]).astype(dtype)
+            factor = projected[:, :m] + 1j * projected[:, m:]
+            factor = factor.astype(complex_dtype(dtype), copy=False)
+            if product is None:
+                product = factor
+            else:
+                product *= factor
+        return product

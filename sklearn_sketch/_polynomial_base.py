@@ -1,0 +1,248 @@
+"""Pieces shared by the lower-variance polynomial-kernel sketches.
+
+``TensorSRHT``, ``ComplexToRealSketch`` and ``PolynomialTreeSketch`` all
+approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
+kernel ``<x', y'> ** degree`` of the augmented input
+``x' = [sqrt(gamma) x, sqrt(coef0)]`` (MATH.md section 1). This module holds
+what they have in common: the parameters and their constraints, the
+estimator plumbing (tags, chunked transform), the dense augmented chunk, the
+fast Walsh-Hadamard transform and the sampled Hadamard coordinates.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ._chunking import transform_in_chunks
+from ._hashing import polynomial_hash
+from ._validation import validate_features
+
+# Every product estimator below is quadratic in the random signs of each
+# degree, so the second moment of a kernel estimate involves at most four
+# signs per degree: 4-wise independent signs give exactly the variance of
+# fully independent ones.
+SIGN_HASH_INDEPENDENCE = 4
+
+POLYNOMIAL_PARAMETER_CONSTRAINTS = {
+    "n_components": [Interval(Integral, 1, None, closed="left")],
+    "degree": [Interval(Integral, 1, None, closed="left")],
+    "gamma": [Interval(Real, 0, None, closed="neither")],
+    "coef0": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+# The unit complex numbers 1, i, -1, -i indexed by two hash bits.
+_UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
+_UNIT_IMAG = np.array([0.0, 1.0, 0.0, -1.0])
+
+
+def next_power_of_two(n):
+    """The smallest power of two >= ``n`` (1 for ``n <= 1``)."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def n_augmented_features(n_features, coef0):
+    """Width of ``x' = [sqrt(gamma) x, sqrt(coef0)]``; the constant is dropped when 0."""
+    return n_features + (1 if coef0 > 0 else 0)
+
+
+def augmented_dense(X, gamma, coef0, width, dtype):
+    """The dense augmented rows ``[sqrt(gamma) x, sqrt(coef0), 0, ..., 0]``.
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_rows, n_features)
+    gamma, coef0 : float
+    width : int
+        Output width, at least ``n_augmented_features(n_features, coef0)``;
+        the columns beyond it are zero (Hadamard padding).
+    dtype : numpy dtype
+
+    Returns
+    -------
+    U : ndarray of shape (n_rows, width)
+    """
+    n_rows, n_features = X.shape
+    U = np.zeros((n_rows, width), dtype=dtype)
+    # Sparse input is densified here, one row chunk at a time: the Hadamard
+    # transform mixes every coordinate, so it cannot stay sparse.
+    U[:, :n_features] = X.toarray() if sp.issparse(X) else X
+    if gamma != 1.0:
+        U[:, :n_features] *= np.dtype(dtype).type(np.sqrt(gamma))
+    if coef0 > 0:
+        U[:, n_features] = np.sqrt(coef0)
+    return U
+
+
+# Butterflies between ping-pong buffers: two passes per level and no
+# allocation, about 1.2x faster than in-place butterflies with a temporary.
+# A BLAS product with a small Hadamard matrix for the inner levels measured
+# 2x faster still, but BLAS kernels treat rows differently by their position
+# in the block (equal rows came out different in the last bit), which would
+# break the bitwise chunk invariance of transform: elementwise numpy only.
+
+
+def fwht(U):
+    """Unnormalized fast Walsh-Hadamard transform along the last axis.
+
+    Returns ``U @ H`` (applied to the last axis) with ``H`` the
+    Sylvester-ordered +-1 Hadamard matrix of size ``d = U.shape[-1]``, a
+    power of two. The cost is ``O(U.size * log2(d))`` with no Python loop
+    over rows or columns: each of the ``log2(d)`` butterfly levels works on
+    the whole array through a reshape. ``U`` (C-contiguous) may be
+    overwritten and the result may share its memory. Elementwise
+    operations only, so each row's result does not depend on the others.
+
+    Parameters
+    ----------
+    U : ndarray, C-contiguous, real, last axis a power of two
+
+    Returns
+    -------
+    U_transformed : ndarray of the shape of ``U``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.linalg import hadamard
+    >>> U = np.arange(8.0).reshape(1, 8)
+    >>> bool(np.allclose(fwht(U.copy()), U @ hadamard(8)))
+    True
+    """
+    d = U.shape[-1]
+    if d & (d - 1):
+        raise ValueError(f"fwht needs a power-of-two length, got {d}.")
+    rows = U.reshape(-1, d)  # a view: U is C-contiguous
+    n = rows.shape[0]
+    source, target = rows, np.empty_like(rows)
+    half = 1
+    while half < d:
+        pairs = source.reshape(n, d // (2 * half), 2, half)
+        result = target.reshape(n, d // (2 * half), 2, half)
+        np.add(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 0])
+        np.subtract(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 1])
+        source, target = target, source
+        half *= 2
+    return source.reshape(U.shape)
+
+
+def block_coordinates(random_state, n_samples, block_size):
+    """Hadamard coordinates sampled without replacement within blocks.
+
+    Sample ``r`` reads coordinate ``perm_b[r mod block_size]`` of block
+    ``b = r // block_size``, ``perm_b`` an independent random permutation:
+    the samples of one block are distinct, which lowers the variance (with
+    a whole block and degree 1 the estimate is exact, since ``H^T H = d I``).
+
+    Returns
+    -------
+    coordinates : ndarray of shape (n_samples,), dtype intp
+        Flat indices into the ``(n_blocks, block_size)`` array of transformed
+        blocks.
+    """
+    n_blocks = -(-n_samples // block_size)
+    permutations = np.argsort(random_state.rand(n_blocks, block_size), axis=1)
+    flat = permutations + block_size * np.arange(n_blocks)[:, None]
+    return flat.ravel()[:n_samples].astype(np.intp)
+
+
+def block_signs(coefficients, n_blocks, block_size, n_keys, dtype, complex_signs=False):
+    """Random signs of every (block, coordinate) from one 4-wise polynomial hash.
+
+    Key ``b * block_size + i`` gives the sign of coordinate ``i`` in block
+    ``b``; coordinates ``>= n_keys`` are Hadamard padding (zero input) and get
+    sign 0, which saves hashing them.
+
+    Returns
+    -------
+    signs : ndarray of shape (n_blocks, block_size)
+        +-1 of ``dtype``, or one of {1, i, -1, -i} (complex) when
+        ``complex_signs``.
+    """
+    keys = (
+        np.arange(n_blocks, dtype=np.uint64)[:, None] * np.uint64(block_size)
+        + np.arange(n_keys, dtype=np.uint64)
+    )
+    values = polynomial_hash(coefficients, keys)
+    result_dtype = np.result_type(dtype, np.complex64) if complex_signs else dtype
+    signs = np.zeros((n_blocks, block_size), dtype=result_dtype)
+    if complex_signs:
+        code = (values & np.uint64(3)).astype(np.intp)
+        signs[:, :n_keys] = _UNIT_REAL[code] + 1j * _UNIT_IMAG[code]
+    else:
+        signs[:, :n_keys] = 1.0 - 2.0 * (values & np.uint64(1)).astype(np.float64)
+    return signs
+
+
+def complex_dtype(dtype):
+    """complex64 for float32, complex128 for float64."""
+    return np.result_type(dtype, np.complex64)
+
+
+def complex_to_real(Z, out, scale):
+    """Write ``scale * [Re Z, Im Z]`` into ``out`` truncated to its width.
+
+    With ``m = Z.shape[1]`` complex features and ``out.shape[1]`` either
+    ``2 m`` or ``2 m - 1``: for an odd output width the imaginary part of
+    the last complex feature is dropped. That keeps the estimate unbiased
+    (for products of complex Rademacher-type factors ``E[Re a Re b] =
+    Re E[a conj(b)] / 2``, because ``E[a b] = 0``), so an odd
+    ``n_components`` wastes nothing.
+    """
+    m = Z.shape[1]
+    np.multiply(Z.real, scale, out=out[:, :m])
+    n_imag = out.shape[1] - m
+    np.multiply(Z.imag[:, :n_imag], scale, out=out[:, m:])
+    return out
+
+
+class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Plumbing common to the polynomial sketches: chunked transform and tags.
+
+    Subclasses implement ``fit`` (setting ``_n_features_out``),
+    ``_prepare_transform(dtype)`` returning per-call state, and
+    ``_transform_chunk(X_chunk, out, state)``.
+    """
+
+    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+
+    def transform(self, X):
+        """Map X to sketched polynomial features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data to transform.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            Sketched features, float32 for float32 input and float64 otherwise.
+        """
+        check_is_fitted(self)
+        X = validate_features(self, X, reset=False)
+        if sp.issparse(X):
+            X = X.tocsr()
+        dtype = X.dtype
+        state = self._prepare_transform(dtype)
+
+        def transform_chunk(X_chunk, out):
+            self._transform_chunk(X_chunk, out, state)
+
+        return transform_in_chunks(
+            X, transform_chunk, self.n_components, dtype, self._bytes_per_row(dtype)
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
