@@ -14,7 +14,14 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
-from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    CoREHasher,
+    KernelJL,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
 ESTIMATORS = {
@@ -27,6 +34,16 @@ ESTIMATORS = {
         n_components=16, kernel="resemblance", b_bits=None, random_state=0
     ),
     "KernelJL": lambda: KernelJL(n_components=8, n_subsample=4, random_state=0),
+    "TensorSRHT": lambda: TensorSRHT(n_components=16, degree=3, coef0=1.0, random_state=0),
+    "ComplexToRealSketch-srht": lambda: ComplexToRealSketch(
+        n_components=16, degree=2, random_state=0
+    ),
+    "ComplexToRealSketch-rademacher": lambda: ComplexToRealSketch(
+        n_components=15, degree=2, coef0=0.5, projection="rademacher", random_state=0
+    ),
+    "PolynomialTreeSketch": lambda: PolynomialTreeSketch(
+        n_components=16, degree=3, coef0=1.0, random_state=0
+    ),
 }
 KERNEL_FUNCTIONS = {
     "core_kernel-1": lambda X, Y=None: core_kernel(X, Y, kind=1),
