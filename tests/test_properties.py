@@ -1,0 +1,128 @@
+"""Property-based tests of the invariants every transform promises.
+
+* Row independence: any split of the rows, transformed piece by piece, gives
+  the rows of the whole transform, bit for bit.
+* Determinism: the same random_state gives the same map, in this process and
+  in another one.
+* Scale covariance where the kernel is homogeneous: a polynomial sketch of
+  c * x is c**degree times the sketch of x (coef0 = 0).
+"""
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+from sklearn_sketch import (  # noqa: E402
+    ComplexToRealSketch,
+    CoREHasher,
+    KernelJL,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
+
+ESTIMATORS = {
+    "TensorSketch": lambda: TensorSketch(n_components=16, degree=3, coef0=0.5, random_state=3),
+    "TensorSRHT": lambda: TensorSRHT(n_components=16, degree=2, random_state=3),
+    "ComplexToRealSketch": lambda: ComplexToRealSketch(n_components=16, degree=2, random_state=3),
+    "PolynomialTreeSketch": lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=3),
+    "CoREHasher": lambda: CoREHasher(n_components=8, hashing="oph", random_state=3),
+    "KernelJL": lambda: KernelJL(n_components=4, n_subsample=3, random_state=3),
+}
+HOMOGENEOUS = {
+    "TensorSketch": (lambda: TensorSketch(n_components=16, degree=3, random_state=1), 3),
+    "TensorSRHT": (lambda: TensorSRHT(n_components=16, degree=2, random_state=1), 2),
+    "ComplexToRealSketch": (
+        lambda: ComplexToRealSketch(n_components=16, degree=3, random_state=1),
+        3,
+    ),
+    "PolynomialTreeSketch": (
+        lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=1),
+        4,
+    ),
+}
+
+# Small matrices with zeros, negative values and repeated rows; values kept
+# moderate so that degree-4 products stay far from overflow.
+matrices = st.integers(min_value=3, max_value=12).flatmap(
+    lambda n_rows: arrays(
+        np.float64,
+        (n_rows, 5),
+        elements=st.one_of(
+            st.just(0.0), st.floats(-100, 100, allow_nan=False, allow_infinity=False, width=32)
+        ),
+    )
+)
+
+
+def dense(result):
+    return result.toarray() if sp.issparse(result) else result
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@settings(max_examples=25, deadline=None)
+@given(X=matrices, data=st.data())
+def test_any_row_split_gives_the_whole_transform(name, X, data):
+    estimator = ESTIMATORS[name]().fit(X)
+    whole = dense(estimator.transform(X))
+    cuts = sorted(data.draw(st.sets(st.integers(1, X.shape[0] - 1), max_size=4)))
+    pieces = [dense(estimator.transform(part)) for part in np.split(X, cuts)]
+    assert_array_equal(np.vstack(pieces), whole)
+    assert np.isfinite(whole).all()
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@settings(max_examples=10, deadline=None)
+@given(X=matrices)
+def test_same_random_state_same_map(name, X):
+    first = dense(ESTIMATORS[name]().fit(X).transform(X))
+    second = dense(ESTIMATORS[name]().fit(X).transform(X))
+    assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("name", sorted(HOMOGENEOUS))
+@settings(max_examples=20, deadline=None)
+@given(X=matrices, scale=st.floats(0.1, 10.0))
+def test_homogeneous_kernels_are_scale_covariant(name, X, scale):
+    make, degree = HOMOGENEOUS[name]
+    estimator = make().fit(X)
+    base = estimator.transform(X)
+    assert_allclose(
+        estimator.transform(scale * X),
+        scale**degree * base,
+        rtol=1e-9,
+        atol=1e-9 * max(1.0, np.abs(scale**degree * base).max()),
+    )
+
+
+def test_identical_in_another_process(tmp_path):
+    rng = np.random.RandomState(0)
+    X = rng.rand(20, 6)
+    fitted = {name: make().fit(X) for name, make in ESTIMATORS.items()}
+    expected = {name: dense(est.transform(X)) for name, est in fitted.items()}
+    (tmp_path / "fitted.pkl").write_bytes(pickle.dumps((fitted, X)))
+    script = (
+        "import pickle, sys, numpy as np, scipy.sparse as sp\n"
+        "fitted, X = pickle.load(open(sys.argv[1], 'rb'))\n"
+        "out = {n: (e.transform(X).toarray() if sp.issparse(e.transform(X)) else e.transform(X))"
+        " for n, e in fitted.items()}\n"
+        "pickle.dump(out, open(sys.argv[2], 'wb'))\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "fitted.pkl"), str(tmp_path / "out.pkl")],
+        check=True,
+        timeout=300,
+    )
+    results = pickle.loads((tmp_path / "out.pkl").read_bytes())
+    for name in ESTIMATORS:
+        assert_array_equal(results[name], expected[name])
