@@ -8,11 +8,20 @@ freed memory instead of faulting fresh pages in every chunk) or under
 scikit-learn's ``working_memory`` setting (``sklearn.set_config`` /
 ``config_context``) when that is smaller.  So the peak memory beyond the
 output is bounded whatever ``n_samples`` is.
+
+With ``n_jobs`` the chunks are transformed in parallel threads (numpy, scipy
+and BLAS release the GIL in the heavy parts), each writing its own slice of
+the preallocated output, so the result is the same array as with one job.
 """
 
 import numpy as np
+import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.utils import gen_batches
+# scikit-learn's wrappers of joblib carry its configuration (working_memory,
+# assume_finite, ...) into the worker threads.
+from sklearn.utils.parallel import Parallel, delayed
 
 MAX_CHUNK_MIB = 16
 
@@ -46,8 +55,52 @@ def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHU
     return gen_batches(n_rows, chunk_n_rows)
 
 
+def parallel_row_chunks(n_rows, bytes_per_row, n_jobs, exact_rows, max_chunk_mib=MAX_CHUNK_MIB):
+    """The chunks of :func:`row_chunks`, split further for ``n_jobs`` when allowed.
+
+    Parameters
+    ----------
+    n_rows, bytes_per_row, max_chunk_mib
+        As in :func:`row_chunks`.
+    n_jobs : int
+        Effective number of jobs (at least 1).
+    exact_rows : bool
+        True when a row's result does not depend, bit for bit, on which other
+        rows share its chunk. Then, with several jobs, chunks are also capped
+        at ``ceil(n_rows / n_jobs)`` rows so that every job gets work. False
+        (for example when a chunk goes through a BLAS matrix product, whose
+        rounding depends on the matrix shape) keeps exactly the chunks of one
+        job, which keeps the output identical to it.
+
+    Returns
+    -------
+    slices : list of slice
+    """
+    chunks = list(row_chunks(n_rows, bytes_per_row, max_chunk_mib=max_chunk_mib))
+    if n_jobs > 1 and exact_rows and len(chunks) < n_jobs and n_rows > 1:
+        per_job = -(-n_rows // n_jobs)
+        chunks = list(gen_batches(n_rows, per_job))
+    return chunks
+
+
+def _run_in_threads(function, chunks, n_jobs):
+    """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1."""
+    if n_jobs == 1 or len(chunks) <= 1:
+        return [function(rows) for rows in chunks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(function)(rows) for rows in chunks
+    )
+
+
 def transform_in_chunks(
-    X, transform_chunk, n_output_features, dtype, bytes_per_row, max_chunk_mib=MAX_CHUNK_MIB
+    X,
+    transform_chunk,
+    n_output_features,
+    dtype,
+    bytes_per_row,
+    max_chunk_mib=MAX_CHUNK_MIB,
+    n_jobs=None,
+    exact_rows=False,
 ):
     """Apply ``transform_chunk`` to row chunks of ``X`` into one dense output.
 
@@ -66,13 +119,85 @@ def transform_in_chunks(
         Temporary memory ``transform_chunk`` needs per row, used to size chunks.
     max_chunk_mib : float, default=MAX_CHUNK_MIB
         Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
+    n_jobs : int, default=None
+        Number of threads transforming chunks at once (joblib's convention:
+        ``None`` is 1 unless in a :func:`joblib.parallel_config` context, -1
+        is all processors). ``transform_chunk`` must then be thread-safe.
+        Peak memory beyond the output grows to ``n_jobs`` chunks.
+    exact_rows : bool, default=False
+        Whether chunks may be split further so that every job gets work (see
+        :func:`parallel_row_chunks`).
 
     Returns
     -------
     X_new : ndarray of shape (n_samples, n_output_features)
     """
     n_samples = X.shape[0]
+    n_jobs = effective_n_jobs(n_jobs)
     X_new = np.empty((n_samples, n_output_features), dtype=dtype)
-    for rows in row_chunks(n_samples, bytes_per_row, max_chunk_mib=max_chunk_mib):
+    chunks = parallel_row_chunks(
+        n_samples, bytes_per_row, n_jobs, exact_rows, max_chunk_mib=max_chunk_mib
+    )
+
+    def run(rows):
         transform_chunk(X[rows], X_new[rows])
+
+    _run_in_threads(run, chunks, n_jobs)
     return X_new
+
+
+def sparse_transform_in_chunks(
+    X, transform_chunk, bytes_per_row, n_jobs=None, max_chunk_mib=MAX_CHUNK_MIB
+):
+    """Apply ``transform_chunk`` to row chunks of ``X`` and stack the CSR pieces.
+
+    For transforms with a sparse output whose rows do not depend, bit for
+    bit, on the other rows of their chunk. The pieces are concatenated
+    without re-sorting or re-summing, so the output has exactly the data,
+    indices and index dtype of the pieces.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Validated input; sparse input must support row slicing (CSR).
+    transform_chunk : callable
+        ``transform_chunk(X_chunk)`` returns the CSR matrix of the rows of
+        ``X_chunk``; it must be thread-safe.
+    bytes_per_row : int
+        Temporary memory ``transform_chunk`` needs per row, used to size chunks.
+    n_jobs : int, default=None
+        Number of threads transforming chunks at once (see
+        :func:`transform_in_chunks`).
+    max_chunk_mib : float, default=MAX_CHUNK_MIB
+        Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
+
+    Returns
+    -------
+    X_new : csr_matrix of shape (n_samples, n_output_features)
+    """
+    n_jobs = effective_n_jobs(n_jobs)
+    chunks = parallel_row_chunks(
+        X.shape[0], bytes_per_row, n_jobs, True, max_chunk_mib=max_chunk_mib
+    )
+    if len(chunks) <= 1:
+        return transform_chunk(X)
+    pieces = _run_in_threads(lambda rows: transform_chunk(X[rows]), chunks, n_jobs)
+    nnz = np.cumsum([0] + [piece.nnz for piece in pieces])
+    index_dtype = np.result_type(*(piece.indices.dtype for piece in pieces))
+    if nnz[-1] > np.iinfo(index_dtype).max:
+        index_dtype = np.int64
+    indptr = np.concatenate(
+        [np.zeros(1, dtype=index_dtype)]
+        + [
+            (piece.indptr[1:] + offset).astype(index_dtype)
+            for piece, offset in zip(pieces, nnz)
+        ]
+    )
+    return sp.csr_matrix(
+        (
+            np.concatenate([piece.data for piece in pieces]),
+            np.concatenate([piece.indices for piece in pieces]).astype(index_dtype, copy=False),
+            indptr,
+        ),
+        shape=(X.shape[0], pieces[0].shape[1]),
+    )

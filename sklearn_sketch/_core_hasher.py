@@ -4,6 +4,7 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -14,7 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._chunking import sparse_transform_in_chunks
 from ._counter_random import gaussian_block, rademacher_block
+from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
 from ._minhash import (
     bbit_codes,
@@ -24,6 +27,7 @@ from ._minhash import (
     nnz_chunks,
     oph_positions,
 )
+from ._incremental import check_partial_fit_features
 from ._validation import validate_features
 
 # Pairwise independence is all the densification probes need.
@@ -106,6 +110,12 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and the projection drawn in ``fit``. Pass an int for
         reproducible output across calls and processes.
+
+    n_jobs : int, default=None
+        Number of threads hashing row chunks at once (joblib's convention:
+        ``None`` means 1 unless in a :func:`joblib.parallel_config` context,
+        ``-1`` all processors). The output is identical whatever ``n_jobs``
+        is.
 
     Attributes
     ----------
@@ -200,7 +210,11 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "hashing": [StrOptions({"minwise", "oph"})],
         "projection": [StrOptions({"gaussian", "rademacher"})],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
+
+    # The output is sparse: dask collections become arrays of CSR blocks.
+    _dask_sparse_output = True
 
     def __init__(
         self,
@@ -211,6 +225,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         hashing="minwise",
         projection="gaussian",
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -218,6 +233,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.hashing = hashing
         self.projection = projection
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -248,6 +264,38 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.projection_seed_ = int(draw_multiply_shift(random_state, 1)[0, 0])
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Fit on the first batch; check the number of features of later ones.
+
+        The hashes and the projection depend only on ``random_state``, so
+        they are drawn once, by the first call; later batches only have to
+        agree on the number of features. This lets the transformer sit in
+        front of an incremental learner (for example in dask-ml's
+        ``Incremental``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has a different number of features than the first batch.
+        """
+        if check_partial_fit_features(self, X):
+            return self
+        return self.fit(X)
+
     @property
     def _block_width(self):
         if self.b_bits is None:
@@ -274,8 +322,22 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             an all-zero row; float32 for float32 input, float64 otherwise.
         """
         check_is_fitted(self)
+        X_dask = maybe_transform_dask(self, X)
+        if X_dask is not None:
+            return X_dask
         X = validate_features(self, X, reset=False)
         X = _canonical_csr(X)
+        if effective_n_jobs(self.n_jobs) > 1:
+            # Rows are hashed independently, bit for bit: chunks of rows are
+            # hashed in threads and their CSR pieces stacked.
+            bytes_per_row = 8 * self.n_components * 4
+            return sparse_transform_in_chunks(
+                X, self._transform_csr, bytes_per_row, n_jobs=self.n_jobs
+            )
+        return self._transform_csr(X)
+
+    def _transform_csr(self, X):
+        """The transform of canonical CSR rows (a whole input or a chunk)."""
         dtype = X.dtype
         k = self.n_components
         n_samples = X.shape[0]

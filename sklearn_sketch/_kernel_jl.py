@@ -5,6 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -17,10 +18,13 @@ from sklearn.metrics.pairwise import (
     pairwise_kernels,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import transform_in_chunks
+from ._chunking import parallel_row_chunks, transform_in_chunks
+from ._dask import maybe_transform_dask
+from ._incremental import reservoir_update
 from ._validation import validate_features
 
 # Temporaries per row and subsample point while a chunk is transformed: the
@@ -126,10 +130,16 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         reproducible output across calls and processes.
 
     n_jobs : int, default=None
-        Number of threads evaluating the kernel (passed to
-        :func:`~sklearn.metrics.pairwise.pairwise_kernels`). ``None`` means 1
-        unless in a :obj:`joblib.parallel_backend` context; ``-1`` uses all
-        processors.
+        Number of threads: ``fit`` passes it to
+        :func:`~sklearn.metrics.pairwise.pairwise_kernels` for the Gram
+        matrix, and ``transform`` evaluates that many row chunks at once.
+        ``None`` means 1 unless in a :obj:`joblib.parallel_config` context;
+        ``-1`` uses all processors. The chunks are those of one job, but the
+        output of ``transform`` equals that of ``n_jobs=1`` only up to
+        floating-point rounding (about one unit in the last place): the
+        rounding of a BLAS matrix product depends on the number of threads
+        and the shape of the operands, as for the chunk size set by
+        ``working_memory``.
 
     Attributes
     ----------
@@ -147,6 +157,10 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     n_subsample_ : int
         Size of the subsample actually used, ``min(n_subsample, n_samples)``.
+
+    n_samples_seen_ : int
+        Number of training rows the subsample was drawn from: ``n_samples``
+        after ``fit``, the total over the batches after ``partial_fit``.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -310,6 +324,112 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.component_indices_ = indices
         self.projection_ = projection.astype(X.dtype, copy=False)
         self.n_subsample_ = n_subsample
+        self.n_samples_seen_ = n_samples
+        self._n_features_out = self.n_components
+        for name in ("_reservoir_random_state", "_reservoir_gaussian"):
+            self.__dict__.pop(name, None)  # a later partial_fit starts afresh
+        return self
+
+    def _partial_fit_available(self):
+        if self.kernel == "precomputed":
+            raise AttributeError(
+                "KernelJL has no partial_fit with kernel='precomputed': the kernel "
+                "between rows of different batches is unknown. Use fit."
+            )
+        return True
+
+    @available_if(_partial_fit_available)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Update the subsample by reservoir sampling, and re-sketch its Gram matrix.
+
+        The subsample is a reservoir of ``n_subsample`` rows filled by
+        Vitter's Algorithm R across the batches (vectorized within a batch):
+        after any sequence of calls it is a uniform random subset, without
+        replacement, of all the rows seen so far, as ``fit`` on their
+        concatenation would draw. ``Z`` is drawn once, by the first call, for
+        ``n_subsample`` columns; after every call the Gram matrix of the
+        current subsample and ``W = K Z^T / (n sqrt(n d))`` are recomputed
+        (with the first ``n = n_subsample_`` columns of ``Z``), so
+        ``transform`` is consistent with the rows seen so far. Until
+        ``n_subsample`` rows have been seen, the subsample is all of them.
+
+        ``partial_fit`` after ``fit`` starts a new reservoir (the rows given
+        to ``fit`` are not kept). With ``kernel="precomputed"`` the method
+        is not available (the kernel between rows of different batches is
+        unknown).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has a different number of features than the first batch.
+        """
+        kernel_params = self._get_kernel_params()
+        first = not hasattr(self, "_reservoir_random_state")
+        if first:
+            X = validate_features(self, X, reset=True, accept_sparse="csr")
+            random_state = check_random_state(self.random_state)
+            self._reservoir_random_state = random_state
+            self._reservoir_gaussian = random_state.standard_normal(
+                size=(self.n_components, self.n_subsample)
+            )
+            self.n_samples_seen_ = 0
+            components = X[:0]
+            indices = np.empty(0, dtype=np.int64)
+        else:
+            X = validate_features(self, X, reset=False, accept_sparse="csr")
+            components, indices = self.components_, self.component_indices_
+            X = X.astype(components.dtype, copy=False)
+
+        slots, items = reservoir_update(
+            self.n_samples_seen_, self.n_subsample, X.shape[0], self._reservoir_random_state
+        )
+        n_filled = indices.size
+        replaced = slots < n_filled
+        kept = np.ones(n_filled, dtype=bool)
+        kept[slots[replaced]] = False
+        # Rows kept from earlier batches, then the new ones in batch order:
+        # the subsample stays in the order of the stream.
+        new_items = np.sort(items)
+        if sp.issparse(X):
+            components = sp.vstack([components[kept], X[new_items]], format="csr")
+        else:
+            components = np.concatenate([components[kept], X[new_items]])
+        indices = np.concatenate([indices[kept], self.n_samples_seen_ + new_items])
+        self.n_samples_seen_ += X.shape[0]
+
+        n_subsample = indices.size
+        if first or slots.size:
+            gram = pairwise_kernels(
+                components,
+                metric=self.kernel,
+                filter_params=True,
+                n_jobs=self.n_jobs,
+                **kernel_params,
+            )
+            if sp.issparse(gram):
+                gram = gram.toarray()
+            gaussian = self._reservoir_gaussian[:, :n_subsample]
+            scale = 1.0 / (n_subsample * np.sqrt(n_subsample * self.n_components))
+            projection = np.asarray(gram, dtype=np.float64) @ gaussian.T
+            projection *= scale
+            self.projection_ = projection.astype(components.dtype, copy=False)
+        self.components_ = components
+        self.component_indices_ = indices
+        self.n_subsample_ = n_subsample
         self._n_features_out = self.n_components
         return self
 
@@ -329,6 +449,9 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             Features, float32 for float32 input and float64 otherwise.
         """
         check_is_fitted(self)
+        X_dask = maybe_transform_dask(self, X)
+        if X_dask is not None:
+            return X_dask
         X = validate_features(self, X, reset=False, accept_sparse="csr")
         kernel_params = self._get_kernel_params()
         dtype = X.dtype
@@ -338,6 +461,21 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
         if upcast:
             components = components.astype(np.float64)
+        bytes_per_row = (
+            _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
+        ) * np.dtype(dtype).itemsize
+        if upcast:  # the chunk and its kernel block in float64
+            bytes_per_row += 8 * (X.shape[1] + self.n_subsample_)
+
+        # Threads share the work across row chunks when there are several;
+        # otherwise pairwise_kernels shares one chunk's kernel block.
+        n_jobs = effective_n_jobs(self.n_jobs)
+        n_chunks = len(
+            parallel_row_chunks(
+                X.shape[0], bytes_per_row, n_jobs, False, max_chunk_mib=_MAX_CHUNK_MIB
+            )
+        )
+        kernel_n_jobs = self.n_jobs if n_chunks == 1 else None
 
         def transform_chunk(X_chunk, out):
             if upcast:
@@ -350,18 +488,13 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                     components,
                     metric=self.kernel,
                     filter_params=True,
-                    n_jobs=self.n_jobs,
+                    n_jobs=kernel_n_jobs,
                     **kernel_params,
                 )
             if sp.issparse(block):
                 block = block.toarray()
             np.matmul(block.astype(dtype, copy=False), projection, out=out)
 
-        bytes_per_row = (
-            _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
-        ) * np.dtype(dtype).itemsize
-        if upcast:  # the chunk and its kernel block in float64
-            bytes_per_row += 8 * (X.shape[1] + self.n_subsample_)
         return transform_in_chunks(
             X,
             transform_chunk,
@@ -369,6 +502,10 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             dtype,
             bytes_per_row,
             max_chunk_mib=_MAX_CHUNK_MIB,
+            n_jobs=self.n_jobs,
+            # The chunk goes through BLAS products, whose rounding depends on
+            # the shape: keep the chunks of one job, and so the same output.
+            exact_rows=False,
         )
 
     def _get_kernel_params(self):

@@ -1,5 +1,6 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,6 +17,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import transform_in_chunks
+from ._incremental import check_partial_fit_features
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
@@ -23,6 +25,7 @@ from ._hashing import (
     polynomial_hash,
 )
 from ._sparse import dense_to_csr
+from ._dask import maybe_transform_dask
 from ._validation import validate_features
 
 # Independence of the two hash families (Pham & Pagh, Lemma 6; MATH.md §1):
@@ -74,6 +77,12 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     random_state : int, RandomState instance or None, default=None
         Seeds the hash functions drawn in ``fit``. Pass an int for
         reproducible output across calls and processes.
+
+    n_jobs : int, default=None
+        Number of threads transforming row chunks at once (joblib's
+        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context, ``-1`` all processors). The output is identical whatever
+        ``n_jobs`` is.
 
     Attributes
     ----------
@@ -133,16 +142,25 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "coef0": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
-        self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, random_state=None
+        self,
+        n_components=100,
+        *,
+        degree=2,
+        gamma=1.0,
+        coef0=0.0,
+        random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -172,6 +190,38 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self._n_features_out = self.n_components
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Fit on the first batch; check the number of features of later ones.
+
+        The sketch is oblivious to the data: the hash functions depend only
+        on ``random_state``, so they are drawn once, by the first call, and
+        later batches only have to agree on the number of features. This
+        lets the transformer sit in front of an incremental learner (for
+        example in dask-ml's ``Incremental``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has a different number of features than the first batch.
+        """
+        if check_partial_fit_features(self, X):
+            return self
+        return self.fit(X)
+
     def transform(self, X):
         """Map X to the Tensor Sketch of its polynomial features.
 
@@ -186,6 +236,9 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             Sketched features, float32 for float32 input and float64 otherwise.
         """
         check_is_fitted(self)
+        X_dask = maybe_transform_dask(self, X)
+        if X_dask is not None:
+            return X_dask
         X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsr()
@@ -208,10 +261,10 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
 
         # Count sketches are built in a scratch buffer reused across degrees
         # and chunks: it stays in cache, and each output row is written once.
-        scratch = None
+        # One buffer per thread when chunks run in parallel (n_jobs).
+        scratch = threading.local()
 
         def transform_chunk(X_chunk, out):
-            nonlocal scratch
             if not sp.issparse(X_chunk):
                 # A dense chunk goes through the sparse path too: scattering
                 # its nonzeros into the buckets row by row beats a dense-sparse
@@ -222,9 +275,10 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             else:
                 keys, features = np.unique(X_chunk.indices, return_inverse=True)
                 chunk_hashes = self._feature_hashes(keys, dtype, scale)
-            if scratch is None:
-                scratch = np.empty_like(out)
-            sketch = scratch[: out.shape[0]]
+            buffer = getattr(scratch, "buffer", None)
+            if buffer is None or buffer.shape[0] < out.shape[0]:
+                buffer = scratch.buffer = np.empty_like(out)
+            sketch = buffer[: out.shape[0]]
             spectrum = None
             # Overflow is detected once, on the result, below.
             with np.errstate(over="ignore", invalid="ignore"):
@@ -252,7 +306,15 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         # complex values and the inverse transform.
         bytes_per_row = 4 * self.n_components * np.dtype(dtype).itemsize
         return transform_in_chunks(
-            X, transform_chunk, self.n_components, dtype, bytes_per_row
+            X,
+            transform_chunk,
+            self.n_components,
+            dtype,
+            bytes_per_row,
+            n_jobs=self.n_jobs,
+            # A row's sketch is the same bits in any chunk (scatter and FFT
+            # work row by row), so chunks can be split among the jobs.
+            exact_rows=True,
         )
 
     def _feature_hashes(self, features, dtype, scale=1.0):

@@ -23,7 +23,9 @@ def run_example(name, output_dir, data_home=None):
     command = [sys.executable, str(EXAMPLES_DIR / name), "--quick", "--output-dir", str(output_dir)]
     if data_home is not None:
         command += ["--data-home", str(data_home)]
-    env = dict(os.environ, MPLBACKEND="Agg")
+    # The examples (and the worker processes they start) import this checkout.
+    python_path = os.pathsep.join(filter(None, [str(EXAMPLES_DIR.parent), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=python_path)
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, f"{name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return result.stdout
