@@ -72,6 +72,12 @@ class ComplexToRealSketch(_PolynomialSketchBase):
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
 
+    n_jobs : int, default=None
+        Number of threads transforming row chunks at once (joblib's
+        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context, ``-1`` all processors). The output is identical whatever
+        ``n_jobs`` is.
+
     Attributes
     ----------
     entry_hashes_ : ndarray of shape (degree, 4), dtype uint64
@@ -156,6 +162,7 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         coef0=0.0,
         projection="srht",
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
@@ -163,6 +170,7 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         self.coef0 = coef0
         self.projection = projection
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -22,7 +22,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import transform_in_chunks
+from ._dask import maybe_transform_dask
 from ._hashing import polynomial_hash
+from ._incremental import check_partial_fit_features
 from ._validation import validate_features
 
 # Every product estimator below is quadratic in the random signs of each
@@ -37,6 +39,7 @@ POLYNOMIAL_PARAMETER_CONSTRAINTS = {
     "gamma": [Interval(Real, 0, None, closed="neither")],
     "coef0": [Interval(Real, 0, None, closed="left")],
     "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
 }
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
@@ -214,13 +217,40 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
 
+    def partial_fit(self, X, y=None):
+        """Fit on the first batch; check the number of features of later ones.
+
+        The sketch is oblivious to the data: its randomness depends only on
+        ``random_state`` and the number of features, so it is drawn by the
+        first call, and later batches only have to agree on the number of
+        features (for example in front of an incremental learner).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            Fitted transformer.
+        """
+        if check_partial_fit_features(self, X):
+            return self
+        return self.fit(X)
+
     def transform(self, X):
         """Map X to sketched polynomial features.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Data to transform.
+        X : {array-like, sparse matrix, dask array or DataFrame} of shape \
+                (n_samples, n_features)
+            Data to transform. A dask collection is transformed lazily,
+            block by block.
 
         Returns
         -------
@@ -228,6 +258,9 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             Sketched features, float32 for float32 input and float64 otherwise.
         """
         check_is_fitted(self)
+        X_dask = maybe_transform_dask(self, X)
+        if X_dask is not None:
+            return X_dask
         X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsr()
@@ -235,10 +268,27 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         state = self._prepare_transform(dtype)
 
         def transform_chunk(X_chunk, out):
-            self._transform_chunk(X_chunk, out, state)
+            # Overflow is detected once, on the result.
+            with np.errstate(over="ignore", invalid="ignore"):
+                self._transform_chunk(X_chunk, out, state)
+            if not np.isfinite(out).all():
+                raise ValueError(
+                    f"{type(self).__name__} overflowed {np.dtype(dtype).name}: the "
+                    f"input values raised to degree={self.degree} exceed the range "
+                    "of the dtype. Scale the input down (for example with "
+                    "sklearn.preprocessing.Normalizer) or use float64."
+                )
 
         return transform_in_chunks(
-            X, transform_chunk, self.n_components, dtype, self._bytes_per_row(dtype)
+            X,
+            transform_chunk,
+            self.n_components,
+            dtype,
+            self._bytes_per_row(dtype),
+            n_jobs=self.n_jobs,
+            # Rows are computed independently (tested bit for bit), and the
+            # per-call state is read-only, so chunks can be split among jobs.
+            exact_rows=True,
         )
 
     def __sklearn_tags__(self):

@@ -56,6 +56,12 @@ class TensorSRHT(_PolynomialSketchBase):
     random_state : int, RandomState instance or None, default=None
         Seeds the signs and coordinates drawn in ``fit``.
 
+    n_jobs : int, default=None
+        Number of threads transforming row chunks at once (joblib's
+        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context, ``-1`` all processors). The output is identical whatever
+        ``n_jobs`` is.
+
     Attributes
     ----------
     sign_hashes_ : ndarray of shape (degree, 4), dtype uint64
@@ -122,13 +128,21 @@ class TensorSRHT(_PolynomialSketchBase):
     """
 
     def __init__(
-        self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, random_state=None
+        self,
+        n_components=100,
+        *,
+        degree=2,
+        gamma=1.0,
+        coef0=0.0,
+        random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -68,6 +68,12 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
 
+    n_jobs : int, default=None
+        Number of threads transforming row chunks at once (joblib's
+        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context, ``-1`` all processors). The output is identical whatever
+        ``n_jobs`` is.
+
     Attributes
     ----------
     n_leaves_ : int
@@ -145,6 +151,7 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         coef0=0.0,
         base="tensorsrht",
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
@@ -152,6 +159,7 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         self.coef0 = coef0
         self.base = base
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

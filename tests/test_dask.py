@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 import sklearn_sketch
-from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
+from sklearn_sketch import CoREHasher, KernelJL, PolynomialTreeSketch, TensorSketch
 
 da = pytest.importorskip("dask.array", reason="dask not installed (pip install '.[dask]')")
 dask = pytest.importorskip("dask")
@@ -59,6 +59,7 @@ def _assert_sparse_equal(result, expected):
 
 DENSE = [
     TensorSketch(n_components=48, degree=2, coef0=1.0, random_state=0),
+    PolynomialTreeSketch(n_components=32, degree=3, coef0=1.0, random_state=0),
     KernelJL(n_components=12, n_subsample=40, random_state=0),
 ]
 

@@ -11,7 +11,14 @@ from scipy import stats
 from sklearn import config_context
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    CoREHasher,
+    KernelJL,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 from sklearn_sketch._chunking import parallel_row_chunks
 from sklearn_sketch._incremental import reservoir_update
 
@@ -26,6 +33,9 @@ def _data(n_samples=600, n_features=40, density=0.3, seed=0, dtype=np.float64):
 
 OBLIVIOUS = [
     TensorSketch(n_components=64, degree=3, coef0=1.0, random_state=0),
+    TensorSRHT(n_components=32, degree=2, random_state=0),
+    ComplexToRealSketch(n_components=32, degree=2, projection="rademacher", random_state=0),
+    PolynomialTreeSketch(n_components=32, degree=3, coef0=1.0, random_state=0),
     CoREHasher(n_components=32, random_state=0),
     CoREHasher(n_components=16, kernel="core2", hashing="oph", random_state=0),
 ]
@@ -208,6 +218,9 @@ def test_parallel_row_chunks_give_every_job_work():
 
 ESTIMATORS = [
     TensorSketch(n_components=64, degree=2, coef0=0.5, random_state=0),
+    TensorSRHT(n_components=32, degree=3, random_state=0),
+    ComplexToRealSketch(n_components=32, degree=2, coef0=0.5, random_state=0),
+    PolynomialTreeSketch(n_components=32, degree=4, random_state=0),
     CoREHasher(n_components=32, random_state=0),
     CoREHasher(n_components=16, kernel="resemblance", hashing="oph", b_bits=None, random_state=0),
     KernelJL(n_components=16, n_subsample=64, random_state=0),
