@@ -327,8 +327,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
         done = 0
-        # The "oph" chunk also holds a (rows x k) table of bin minima.
-        max_rows = max(1, (8 * 2**20) // (8 * k))
+        # The "oph" chunk also holds a (k x rows) table of bin minima, kept
+        # near the size of a core's L2 cache (1024 rows for k = 256).
+        max_rows = max(1, (2 * 2**20) // (8 * k))
         for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
             offset = X.indptr[start]
             indices = X.indices[offset : X.indptr[stop]]
