@@ -284,45 +284,45 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         n_nonempty = int(nonempty.sum())
 
         positions = self._hash_positions(X)  # (n_nonempty, k) into X.data
-        locations = X.indices[positions].astype(np.int64)
+        locations = X.indices[positions]
 
-        norms = np.empty(0)
-        if n_nonempty:
-            squares = X.data.astype(np.float64) ** 2
-            norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
         if self.kernel == "resemblance":
-            values = np.ones((n_nonempty, k), dtype=dtype)
-        elif self.kernel == "core2":
-            scale = np.sqrt(row_nnz[nonempty]) / norms
-            values = X.data[positions] * scale[:, None].astype(dtype)
+            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=dtype)
         else:
-            values = self._project(X, nonempty)
-            values /= norms[:, None].astype(dtype)
-        values *= dtype.type(1.0 / np.sqrt(k))
+            norms = np.empty(0)
+            if n_nonempty:
+                squares = np.square(X.data, dtype=np.float64)
+                norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
+            if self.kernel == "core2":
+                scale = np.sqrt(row_nnz[nonempty]) / norms / np.sqrt(k)
+                values = X.data[positions]
+                values *= scale[:, None].astype(dtype)
+            else:
+                values = self._project(X, nonempty)
+                values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
 
         width = self._block_width
+        fits_int32 = max(k * width, n_nonempty * k) <= np.iinfo(np.int32).max
+        index_dtype = np.int32 if fits_int32 else np.int64
         if self.b_bits is None:
-            codes = locations
+            codes = locations.astype(index_dtype)
         else:
-            codes = bbit_codes(self.bucket_coefficients_, locations, self.b_bits)
-        codes += np.arange(k, dtype=np.int64) * width
-        indptr = np.zeros(n_samples + 1, dtype=np.int64)
+            codes = bbit_codes(
+                self.bucket_coefficients_, locations, self.b_bits, index_dtype
+            )
+        codes += np.arange(0, k * width, width, dtype=index_dtype)
+        indptr = np.zeros(n_samples + 1, dtype=index_dtype)
         np.cumsum(nonempty * k, out=indptr[1:])
-        index_dtype = np.int32 if k * width <= np.iinfo(np.int32).max else np.int64
         return sp.csr_matrix(
-            (
-                values.ravel(),
-                codes.ravel().astype(index_dtype),
-                indptr.astype(index_dtype),
-            ),
-            shape=(n_samples, k * width),
+            (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
 
     def _hash_positions(self, X):
         """Positions in ``X.data`` of each nonempty row's ``k`` minima."""
         k = self.n_components
         n_nonempty = int((np.diff(X.indptr) > 0).sum())
-        positions = np.empty((n_nonempty, k), dtype=np.int64)
+        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
+        positions = np.empty((n_nonempty, k), dtype=position_dtype)
         if self.hashing == "oph":
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)

@@ -264,7 +264,7 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     return positions.T
 
 
-def bbit_codes(hash_coefficients, locations, b_bits):
+def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64):
     """b-bit code of each location, hash ``j`` for column ``j``.
 
     Multiply-add-shift ``((a_j * key + b_j) mod 2**64) >> (64 - b)`` is
@@ -276,15 +276,19 @@ def bbit_codes(hash_coefficients, locations, b_bits):
     hash_coefficients : ndarray of shape (k, 2), dtype uint64
     locations : ndarray of shape (n_rows, k) of non-negative integers
     b_bits : int, 1 to 32
+    dtype : integer dtype, default=np.int64
+        Of the codes.
 
     Returns
     -------
-    codes : ndarray of shape (n_rows, k), dtype int64, in ``[0, 2**b_bits)``
+    codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)``
     """
-    keys = locations.astype(np.uint64)
-    if keys.size and keys.max() > _LOW32:
-        keys = fmix32(keys)  # fold locations beyond 32 bits
+    locations = np.asarray(locations)
+    if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
+        keys = fmix32(locations)  # fold locations beyond 32 bits
+    else:
+        keys = locations.astype(np.uint64)
     keys *= hash_coefficients[:, 0]
     keys += hash_coefficients[:, 1]
     keys >>= np.uint64(64 - b_bits)
-    return keys.astype(np.int64)
+    return keys.astype(dtype)
