@@ -49,6 +49,8 @@ MAX_CHUNK_NNZ = 1 << 20
 # One-permutation hashing densifies by whole-table steps while more than this
 # fraction of the bins is empty, then on the list of the bins left.
 DENSE_PROBE_FRACTION = 0.05
+# ... then with tables of this many (bin, probe) candidates.
+MAX_PROBE_TABLE = 1 << 18
 
 
 def fmix32(keys):
@@ -184,7 +186,8 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     Parameters
     ----------
     indices, indptr : ndarray
-        A chunk of a canonical CSR matrix, as in :func:`minwise_positions`.
+        A chunk of a canonical CSR matrix, as in :func:`minwise_positions`,
+        with fewer than ``2**31`` entries.
     hash_coefficients : ndarray of shape (2,), dtype uint64
         The one multiply-add-shift hash (the permutation).
     probes : ndarray of shape (k, n_attempts), dtype intp
@@ -215,10 +218,11 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
     np.minimum.at(best, flat, keys)
     best = best.reshape(n_bins, n_rows)
-    filled = best != _EMPTY
-    # Positions fit 32 bits (chunks hold fewer than 2**32 entries).
-    positions = (best & _LOW32).astype(np.int32)
+    # Positions fit 31 bits (a chunk holds fewer than 2**31 entries); the
+    # low 32 bits of an empty bin read -1.
+    positions = (best & _LOW32).astype(np.uint32).view(np.int32)
     del best, keys, flat
+    filled = positions >= 0
 
     # Optimal densification: an empty bin borrows the minimum of the first
     # originally nonempty bin its probe sequence hits. While many bins are
@@ -235,7 +239,8 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
         need ^= hit
         n_need -= int(np.count_nonzero(hit))
         attempt += 1
-    # ... then the same sequence continues on the list of the few bins left.
+    # ... then the same sequence continues on the list of the few bins left,
+    # several probes at a time.
     filled_flat, positions_flat = filled.ravel(), positions.ravel()
     pending = np.flatnonzero(need.ravel())
     if filled_flat.size < 2**31:
@@ -243,15 +248,21 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     pending_rows = pending % n_rows
     pending_bins = pending // n_rows
     probe_starts = (np.ascontiguousarray(probes.T) * n_rows).astype(pending.dtype)
-    for attempt in range(attempt, n_attempts):
-        if pending.size == 0:
-            break
-        candidates = pending_rows + probe_starts[attempt][pending_bins]
-        hit = filled_flat[candidates]
-        positions_flat[pending[hit]] = positions_flat[candidates[hit]]
-        missed = ~hit
+    while pending.size and attempt < n_attempts:
+        # The next few probes of every bin left, in one (bins x probes) table.
+        stop = min(n_attempts, attempt + max(1, MAX_PROBE_TABLE // pending.size))
+        candidates = probe_starts[attempt:stop, pending_bins].T
+        candidates += pending_rows[:, None]
+        hits = filled_flat[candidates]
+        first = np.argmax(hits, axis=1)
+        rows = np.arange(pending.size)
+        found = hits[rows, first]
+        chosen = candidates[rows, first]
+        positions_flat[pending[found]] = positions_flat[chosen[found]]
+        missed = ~found
         pending, pending_bins = pending[missed], pending_bins[missed]
         pending_rows = pending_rows[missed]
+        attempt = stop
     if pending.size:
         # Rare after the probes: continue the same (row-independent) sequence
         # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
