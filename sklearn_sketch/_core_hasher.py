@@ -32,9 +32,10 @@ PROBE_HASH_INDEPENDENCE = 2
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
 # Memory for the rows of the projection matrix generated at once (whole
-# blocks of FEATURE_BLOCK features, all k columns). Up to this size X @ R is
-# one sparse product; beyond, it is a sum over groups of feature blocks.
-PROJECTION_BLOCK_BYTES = 256 * 2**20
+# blocks of FEATURE_BLOCK features, all k columns): X @ R is a sum over
+# groups of feature blocks of this size, each multiplied while its rows are
+# still in cache (32 blocks for k = 256 in float32).
+PROJECTION_BLOCK_BYTES = 8 * 2**20
 
 
 def _canonical_csr(X):
@@ -351,9 +352,11 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         k = self.n_components
         dtype = X.dtype
         generate = gaussian_blocks if self.projection == "gaussian" else rademacher_blocks
-        # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES.
-        # They depend on n_features only, never on the data, so that every
-        # row is summed in the same order however X is chunked.
+        # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES,
+        # generated and multiplied one after the other (bounded memory, R in
+        # cache for the product). They depend on n_features only, never on
+        # the data, so every row is summed in the same order however X is
+        # chunked.
         n_blocks = -(-X.shape[1] // FEATURE_BLOCK)
         group = max(1, PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * k * dtype.itemsize))
         if n_blocks > group:
