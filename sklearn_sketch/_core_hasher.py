@@ -163,14 +163,20 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     **Hashes.** A coordinate is scrambled by a fixed bijection and then
     hashed by a pairwise independent multiply-add-shift hash; plain linear
     hashes of consecutive indices are measurably not min-wise independent.
-    The projection entries are generated from a counter keyed by
-    ``(seed, feature, j)``, so nothing in the fitted state grows with the
-    number of features.
+    The projection entries are generated on demand from counter-based
+    generators keyed by ``(seed, block of 256 features)`` (Gaussian: NumPy's
+    Philox generator and ziggurat sampler, reproducible for a given NumPy
+    version; Rademacher: SplitMix64 bits), so nothing in the fitted state
+    grows with the number of features. Gaussian entries are float32 draws for
+    float32 and float64 data alike: the two precisions give the same
+    features up to float32 rounding.
 
     **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
     k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
-    and the generation of ``k`` entries per distinct feature. Rows are hashed
-    in chunks of bounded size. Float32 input gives float32 output.
+    and the generation of ``k`` entries per feature of each block of 256
+    features the data touch. Rows are hashed in chunks of bounded size; the
+    projection matrix is generated and multiplied in groups of feature
+    blocks of 8 MiB. Float32 input gives float32 output.
 
     References
     ----------
@@ -329,9 +335,11 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
         done = 0
-        # The "oph" chunk also holds a (k x rows) table of bin minima, kept
-        # near the size of a core's L2 cache (1024 rows for k = 256).
-        max_rows = max(1, (2 * 2**20) // (8 * k))
+        # An "oph" chunk also holds a (k x rows) uint64 table of bin minima,
+        # kept near the size of a core's L2 cache (1024 rows for k = 256);
+        # "minwise" prefers longer chunks (fewer, longer hash blocks).
+        table_bytes = 2 * 2**20 if self.hashing == "oph" else 8 * 2**20
+        max_rows = max(1, table_bytes // (8 * k))
         for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
             offset = X.indptr[start]
             indices = X.indices[offset : X.indptr[stop]]
