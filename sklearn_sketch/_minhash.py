@@ -33,6 +33,8 @@ The state of a scheme is a few integers per hash, whatever the number of
 features.
 """
 
+import sys
+
 import numpy as np
 
 from ._hashing import hash_to_buckets, polynomial_hash
@@ -212,15 +214,17 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     flat = keys >> _U32
     flat *= np.uint64(n_bins)
     flat >>= _U32
-    flat *= np.uint64(n_rows)
-    flat += np.repeat(np.arange(n_rows, dtype=np.uint64), row_nnz[nonempty])
+    flat = flat.view(np.int64)  # an index type: no conversion in ufunc.at
+    flat *= n_rows
+    flat += np.repeat(np.arange(n_rows, dtype=np.int64), row_nnz[nonempty])
     keys |= np.arange(indices.size, dtype=np.uint64)
     best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
     np.minimum.at(best, flat, keys)
     best = best.reshape(n_bins, n_rows)
     # Positions fit 31 bits (a chunk holds fewer than 2**31 entries); the
     # low 32 bits of an empty bin read -1.
-    positions = (best & _LOW32).astype(np.uint32).view(np.int32)
+    low = 0 if sys.byteorder == "little" else 1
+    positions = best.view(np.int32)[:, low::2].copy()
     del best, keys, flat
     filled = positions >= 0
 
