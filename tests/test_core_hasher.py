@@ -123,6 +123,18 @@ def test_dtype_preserved(kernel):
     assert hasher.transform(X.astype(np.int64)).dtype == np.float64
 
 
+@pytest.mark.parametrize("projection", ["gaussian", "rademacher"])
+def test_float32_and_float64_give_the_same_features(projection):
+    # The projection entries are the same values in both precisions, so the
+    # two outputs differ by float32 rounding of the arithmetic only.
+    X = sp.random(60, 700, density=0.05, random_state=1, format="csr")
+    hasher = CoREHasher(64, projection=projection, random_state=0).fit(X)
+    Z64 = hasher.transform(X)
+    Z32 = hasher.transform(X.astype(np.float32))
+    np.testing.assert_array_equal(Z32.indices, Z64.indices)
+    np.testing.assert_allclose(Z32.data, Z64.data, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("hashing", ["minwise", "oph"])
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_deterministic_chunks_formats_pickle(kernel, hashing):
