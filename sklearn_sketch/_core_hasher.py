@@ -350,8 +350,11 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 chunk = oph_positions(
                     indices, indptr, self.hash_coefficients_[0], probes
                 )
-            chunk += offset
-            positions[done : done + chunk.shape[0]] = chunk
+            # Offset in the dtype of positions (int64 for 2**31 entries or
+            # more), not in the chunk's int32.
+            rows = slice(done, done + chunk.shape[0])
+            positions[rows] = chunk
+            positions[rows] += offset
             done += chunk.shape[0]
         return positions
 
