@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import sparse_transform_in_chunks
-from ._counter_random import gaussian_block, rademacher_block
+from ._counter_random import FEATURE_BLOCK, gaussian_blocks, rademacher_blocks
 from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
 from ._minhash import (
@@ -35,9 +35,11 @@ PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
-# Memory for one block of the projection matrix (rows of the distinct
-# features, a block of columns).
-PROJECTION_BLOCK_BYTES = 16 * 2**20
+# Memory for the rows of the projection matrix generated at once (whole
+# blocks of FEATURE_BLOCK features, all k columns): X @ R is a sum over
+# groups of feature blocks of this size, each multiplied while its rows are
+# still in cache (32 blocks for k = 256 in float32).
+PROJECTION_BLOCK_BYTES = 8 * 2**20
 
 
 def _canonical_csr(X):
@@ -171,14 +173,20 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     **Hashes.** A coordinate is scrambled by a fixed bijection and then
     hashed by a pairwise independent multiply-add-shift hash; plain linear
     hashes of consecutive indices are measurably not min-wise independent.
-    The projection entries are generated from a counter keyed by
-    ``(seed, feature, j)``, so nothing in the fitted state grows with the
-    number of features.
+    The projection entries are generated on demand from counter-based
+    generators keyed by ``(seed, block of 256 features)`` (Gaussian: NumPy's
+    Philox generator and ziggurat sampler, reproducible for a given NumPy
+    version; Rademacher: SplitMix64 bits), so nothing in the fitted state
+    grows with the number of features. Gaussian entries are float32 draws for
+    float32 and float64 data alike: the two precisions give the same
+    features up to float32 rounding.
 
     **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
     k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
-    and the generation of ``k`` entries per distinct feature. Rows are hashed
-    in chunks of bounded size. Float32 input gives float32 output.
+    and the generation of ``k`` entries per feature of each block of 256
+    features the data touch. Rows are hashed in chunks of bounded size; the
+    projection matrix is generated and multiplied in groups of feature
+    blocks of 8 MiB. Float32 input gives float32 output.
 
     References
     ----------
@@ -346,51 +354,54 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         n_nonempty = int(nonempty.sum())
 
         positions = self._hash_positions(X)  # (n_nonempty, k) into X.data
-        locations = X.indices[positions].astype(np.int64)
+        locations = X.indices[positions]
 
-        norms = np.empty(0)
-        if n_nonempty:
-            squares = X.data.astype(np.float64) ** 2
-            norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
         if self.kernel == "resemblance":
-            values = np.ones((n_nonempty, k), dtype=dtype)
-        elif self.kernel == "core2":
-            scale = np.sqrt(row_nnz[nonempty]) / norms
-            values = X.data[positions] * scale[:, None].astype(dtype)
+            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=dtype)
         else:
-            values = self._project(X, nonempty)
-            values /= norms[:, None].astype(dtype)
-        values *= dtype.type(1.0 / np.sqrt(k))
+            norms = np.empty(0)
+            if n_nonempty:
+                squares = np.square(X.data, dtype=np.float64)
+                norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
+            if self.kernel == "core2":
+                scale = np.sqrt(row_nnz[nonempty]) / norms / np.sqrt(k)
+                values = X.data[positions]
+                values *= scale[:, None].astype(dtype)
+            else:
+                values = self._project(X, nonempty)
+                values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
 
         width = self._block_width
+        fits_int32 = max(k * width, n_nonempty * k) <= np.iinfo(np.int32).max
+        index_dtype = np.int32 if fits_int32 else np.int64
         if self.b_bits is None:
-            codes = locations
+            codes = locations.astype(index_dtype)
         else:
-            codes = bbit_codes(self.bucket_coefficients_, locations, self.b_bits)
-        codes += np.arange(k, dtype=np.int64) * width
-        indptr = np.zeros(n_samples + 1, dtype=np.int64)
+            codes = bbit_codes(
+                self.bucket_coefficients_, locations, self.b_bits, index_dtype
+            )
+        codes += np.arange(0, k * width, width, dtype=index_dtype)
+        indptr = np.zeros(n_samples + 1, dtype=index_dtype)
         np.cumsum(nonempty * k, out=indptr[1:])
-        index_dtype = np.int32 if k * width <= np.iinfo(np.int32).max else np.int64
         return sp.csr_matrix(
-            (
-                values.ravel(),
-                codes.ravel().astype(index_dtype),
-                indptr.astype(index_dtype),
-            ),
-            shape=(n_samples, k * width),
+            (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
 
     def _hash_positions(self, X):
         """Positions in ``X.data`` of each nonempty row's ``k`` minima."""
         k = self.n_components
         n_nonempty = int((np.diff(X.indptr) > 0).sum())
-        positions = np.empty((n_nonempty, k), dtype=np.int64)
+        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
+        positions = np.empty((n_nonempty, k), dtype=position_dtype)
         if self.hashing == "oph":
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
         done = 0
-        # The "oph" chunk also holds a (rows x k) table of bin minima.
-        max_rows = max(1, (8 * 2**20) // (8 * k))
+        # An "oph" chunk also holds a (k x rows) uint64 table of bin minima,
+        # kept near the size of a core's L2 cache (1024 rows for k = 256);
+        # "minwise" prefers longer chunks (fewer, longer hash blocks).
+        table_bytes = 2 * 2**20 if self.hashing == "oph" else 8 * 2**20
+        max_rows = max(1, table_bytes // (8 * k))
         for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
             offset = X.indptr[start]
             indices = X.indices[offset : X.indptr[stop]]
@@ -401,33 +412,56 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 chunk = oph_positions(
                     indices, indptr, self.hash_coefficients_[0], probes
                 )
-            chunk += offset
-            positions[done : done + chunk.shape[0]] = chunk
+            # Offset in the dtype of positions (int64 for 2**31 entries or
+            # more), not in the chunk's int32.
+            rows = slice(done, done + chunk.shape[0])
+            positions[rows] = chunk
+            positions[rows] += offset
             done += chunk.shape[0]
         return positions
 
     def _project(self, X, nonempty):
-        """``X @ R`` for the nonempty rows, R generated block by block."""
+        """``X @ R`` for the nonempty rows, R generated by feature blocks."""
         k = self.n_components
         dtype = X.dtype
-        X = X[nonempty]
-        features, inverse = np.unique(X.indices, return_inverse=True)
-        # Columns of X renumbered to the distinct features it uses.
-        X = sp.csr_matrix(
-            (X.data, inverse.ravel(), X.indptr), shape=(X.shape[0], features.size)
-        )
-        if self.projection == "gaussian":
-            generate, step = gaussian_block, 2
-        else:
-            generate, step = rademacher_block, 64
-        block = PROJECTION_BLOCK_BYTES // max(features.size * dtype.itemsize, 1)
-        block = max(step, block // step * step)
-        out = np.empty((X.shape[0], k), dtype=dtype)
-        for start in range(0, k, block):
-            stop = min(start + block, k)
-            R = generate(self.projection_seed_, features, start, stop, k, dtype)
-            out[:, start:stop] = X @ R
-        return out
+        generate = gaussian_blocks if self.projection == "gaussian" else rademacher_blocks
+        # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES,
+        # generated and multiplied one after the other (bounded memory, R in
+        # cache for the product). They depend on n_features only, never on
+        # the data, so every row is summed in the same order however X is
+        # chunked.
+        n_blocks = -(-X.shape[1] // FEATURE_BLOCK)
+        group = max(1, PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * k * dtype.itemsize))
+        if n_blocks > group:
+            X = X.tocsc()  # cheap column slices
+        out = None
+        for first in range(0, n_blocks, group):
+            if n_blocks > group:
+                part = X[:, first * FEATURE_BLOCK : (first + group) * FEATURE_BLOCK]
+                part = part.tocsr()
+            else:
+                part = X
+            # Generate only the feature blocks this part touches, and number
+            # its columns as the rows of the stacked blocks (nothing to do
+            # when it touches them all, as a training set usually does).
+            n_part = -(-part.shape[1] // FEATURE_BLOCK)
+            block_of = part.indices // FEATURE_BLOCK
+            touched = np.flatnonzero(np.bincount(block_of, minlength=n_part))
+            indices = part.indices
+            if touched.size < n_part:
+                rank = np.zeros(n_part, dtype=indices.dtype)
+                rank[touched] = np.arange(touched.size, dtype=indices.dtype)
+                indices = rank[block_of] * FEATURE_BLOCK + indices % FEATURE_BLOCK
+            part = sp.csr_matrix(
+                (part.data, indices, part.indptr),
+                shape=(part.shape[0], touched.size * FEATURE_BLOCK),
+            )
+            R = generate(self.projection_seed_, touched + first, k, dtype)
+            if out is None:
+                out = part @ R
+            else:
+                out += part @ R
+        return out if nonempty.all() else out[nonempty]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,18 +1,25 @@
-"""Random projection matrices generated on demand from a counter.
+"""Random projection matrices generated on demand from counters.
 
 Entry ``(i, j)`` of a ``n_features x k`` random matrix is a pure function of
-``(seed, i, j)``: it is the SplitMix64 output number ``i * n_words + w`` (a
-64-bit word, ``w`` the word holding column ``j``) of the stream seeded by
-``seed``. SplitMix64 (Steele, Lea and Flood 2014) is a counter-based generator:
-output ``n`` is ``mix64(seed + (n + 1) * golden_gamma)``, so any block of the
-matrix can be produced, in any order and in pieces, without storing the matrix
-or walking the stream. A transformer then needs only the seed as fitted state,
-whatever the number of features, and gives identical rows whether the data
-are transformed whole or in chunks.
+``(seed, i, j, k)``, so any rows of the matrix can be produced, in any order
+and in pieces, without storing the matrix or walking a stream. A transformer
+then needs only the seed as fitted state, whatever the number of features,
+and gives identical rows whether the data are transformed whole or in chunks.
 
-* Gaussian entries: one word gives two N(0, 1) values by the Box-Muller
-  transform of its two 32-bit halves.
-* Rademacher entries: one word gives 64 independent signs.
+* Gaussian entries: the features are grouped in blocks of
+  ``FEATURE_BLOCK = 256``; block ``b`` is the ``256 x k`` row-major output of
+  NumPy's ziggurat ``standard_normal(dtype=float32)`` driven by the
+  counter-based Philox-4x64 generator with key ``seed`` and counter
+  ``(0, 0, 0, b)`` (Salmon et al. 2011): distinct blocks use disjoint counter
+  ranges, so they are independent streams. The entries are float32 N(0, 1)
+  draws for both float32 and float64 data (float64 output uses the same
+  values, exactly converted), so the two precisions agree to float32
+  rounding of the arithmetic. The values are reproducible for a given NumPy
+  version; NumPy does not promise its ``Generator`` streams across versions.
+* Rademacher entries: entry ``(i, j)`` is a bit of the SplitMix64 output
+  number ``i * n_words + j // 64`` of the stream seeded by ``seed``
+  (SplitMix64, Steele, Lea and Flood 2014, is counter-based: output ``n`` is
+  ``mix64(seed + (n + 1) * golden_gamma)``): one word gives 64 signs.
 """
 
 import numpy as np
@@ -22,6 +29,11 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _U32 = np.uint64(32)
+_SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
+    np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
+).astype(np.float32)
+# Features per block of generated rows.
+FEATURE_BLOCK = 256
 
 
 def mix64(z):
@@ -44,44 +56,54 @@ def _words(seed, features, first_word, n_words, words_per_feature):
     return mix64(counters)
 
 
-def gaussian_block(seed, features, start, stop, n_columns, dtype):
-    """Rows ``features`` and columns ``start:stop`` of a Gaussian matrix.
+def gaussian_blocks(seed, blocks, n_columns, dtype):
+    """Whole feature blocks of a Gaussian matrix, stacked.
 
     Parameters
     ----------
     seed : int
         Key of the matrix (a 64-bit integer).
-    features : ndarray of int
-        Row indices (feature indices) to generate.
-    start, stop : int
-        Column range; ``start`` must be even.
+    blocks : ndarray of int
+        Feature blocks to generate: block ``b`` holds the rows (features)
+        ``b * FEATURE_BLOCK`` to ``(b + 1) * FEATURE_BLOCK - 1``.
     n_columns : int
-        Total number of columns of the matrix (fixes the counter layout).
+        Number of columns of the matrix.
     dtype : numpy dtype
-        float32 or float64.
+        float32 or float64 (the same values).
 
     Returns
     -------
-    block : ndarray of shape (len(features), stop - start)
+    rows : ndarray of shape (len(blocks) * FEATURE_BLOCK, n_columns)
     """
-    dtype = np.dtype(dtype).type
-    words_per_feature = (n_columns + 1) // 2
-    first, last = start // 2, (stop + 1) // 2
-    words = _words(seed, features, first, last - first, words_per_feature)
-    # u1 in (0, 1] so that the logarithm is finite; u2 in [0, 1).
-    scale = dtype(2.0**-32)
-    u1 = (words >> _U32).astype(dtype)
-    u1 += dtype(0.5)
-    u1 *= scale
-    angle = (words & _LOW32).astype(dtype)
-    angle *= dtype(2.0 * np.pi) * scale
-    radius = np.log(u1, out=u1)
-    radius *= dtype(-2.0)
-    np.sqrt(radius, out=radius)
-    block = np.empty((words.shape[0], 2 * words.shape[1]), dtype=dtype)
-    np.multiply(radius, np.cos(angle), out=block[:, 0::2])
-    np.multiply(radius, np.sin(angle), out=block[:, 1::2])
-    return block[:, : stop - start]
+    out = np.empty((len(blocks), FEATURE_BLOCK, n_columns), dtype=np.float32)
+    # A loop over feature blocks (not features): each step fills 256 * k
+    # entries in compiled code.
+    for row, block in enumerate(np.asarray(blocks, dtype=np.int64).tolist()):
+        generator = np.random.Generator(
+            np.random.Philox(key=seed, counter=[0, 0, 0, block])
+        )
+        generator.standard_normal(out=out[row], dtype=np.float32)
+    out = out.reshape(-1, n_columns)
+    return out if np.dtype(dtype) == np.float32 else out.astype(dtype)
+
+
+def rademacher_blocks(seed, blocks, n_columns, dtype):
+    """Whole feature blocks of a random +-1 matrix; as :func:`gaussian_blocks`."""
+    features = np.asarray(blocks, dtype=np.int64)[:, None] * FEATURE_BLOCK
+    features = (features + np.arange(FEATURE_BLOCK)).ravel()
+    return rademacher_block(seed, features, 0, n_columns, n_columns, dtype)
+
+
+def gaussian_block(seed, features, start, stop, n_columns, dtype):
+    """Rows ``features`` and columns ``start:stop`` of a Gaussian matrix.
+
+    The rows of :func:`gaussian_blocks` (the blocks holding ``features`` are
+    generated whole); for tests and small requests.
+    """
+    features = np.asarray(features, dtype=np.int64)
+    blocks, inverse = np.unique(features // FEATURE_BLOCK, return_inverse=True)
+    rows = inverse.ravel() * FEATURE_BLOCK + features % FEATURE_BLOCK
+    return gaussian_blocks(seed, blocks, n_columns, dtype)[rows, start:stop]
 
 
 def rademacher_block(seed, features, start, stop, n_columns, dtype):
@@ -92,6 +114,7 @@ def rademacher_block(seed, features, start, stop, n_columns, dtype):
     words_per_feature = (n_columns + 63) // 64
     first, last = start // 64, (stop + 63) // 64
     words = _words(seed, features, first, last - first, words_per_feature)
-    bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
-    signs = np.subtract(1, 2 * bits[:, : stop - start], dtype=dtype)
-    return signs
+    # Byte by byte through a table of the 8 signs of each byte value (bit 0
+    # first): one gather writes the output.
+    signs = _SIGNS_OF_BYTE.astype(dtype, copy=False).take(words.view(np.uint8), axis=0)
+    return np.ascontiguousarray(signs.reshape(words.shape[0], -1)[:, : stop - start])

@@ -33,6 +33,8 @@ The state of a scheme is a few integers per hash, whatever the number of
 features.
 """
 
+import sys
+
 import numpy as np
 
 from ._hashing import hash_to_buckets, polynomial_hash
@@ -46,6 +48,11 @@ _EMPTY = np.iinfo(np.uint64).max
 # entries must fit the 32 low bits of a uint64 sort key, and the temporaries
 # (a few uint64 arrays of this length) stay near 8 MiB each.
 MAX_CHUNK_NNZ = 1 << 20
+# One-permutation hashing densifies by whole-table steps while more than this
+# fraction of the bins is empty, then on the list of the bins left.
+DENSE_PROBE_FRACTION = 0.05
+# ... then with tables of this many (bin, probe) candidates.
+MAX_PROBE_TABLE = 1 << 18
 
 
 def fmix32(keys):
@@ -59,16 +66,23 @@ def fmix32(keys):
     -------
     mixed : ndarray of uint64, values below ``2**32``
     """
-    h = np.asarray(keys).astype(np.uint64)
-    # Fold keys above 32 bits (only for more than 2**32 features).
-    h = (h & _LOW32) ^ (h >> _U32)
-    h ^= h >> np.uint64(16)
-    h *= np.uint64(0x85EBCA6B)
-    h &= _LOW32
-    h ^= h >> np.uint64(13)
-    h *= np.uint64(0xC2B2AE35)
-    h &= _LOW32
-    h ^= h >> np.uint64(16)
+    return _fmix32_u32(keys).astype(np.uint64)
+
+
+def _fmix32_u32(keys):
+    """:func:`fmix32` in uint32 arithmetic (wrapping products), as uint32."""
+    keys = np.asarray(keys)
+    if keys.dtype.itemsize > 4:
+        # Fold keys above 32 bits (only for more than 2**32 features).
+        wide = keys.astype(np.uint64)
+        h = ((wide & _LOW32) ^ (wide >> _U32)).astype(np.uint32)
+    else:
+        h = keys.astype(np.uint32)
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> np.uint32(16)
     return h
 
 
@@ -174,7 +188,8 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     Parameters
     ----------
     indices, indptr : ndarray
-        A chunk of a canonical CSR matrix, as in :func:`minwise_positions`.
+        A chunk of a canonical CSR matrix, as in :func:`minwise_positions`,
+        with fewer than ``2**31`` entries.
     hash_coefficients : ndarray of shape (2,), dtype uint64
         The one multiply-add-shift hash (the permutation).
     probes : ndarray of shape (k, n_attempts), dtype intp
@@ -182,57 +197,89 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
 
     Returns
     -------
-    positions : ndarray of shape (n_nonempty_rows, k), dtype int64
+    positions : ndarray of shape (n_nonempty_rows, k), dtype int32
+        A transposed view of a bin-major table.
     """
-    n_bins = probes.shape[0]
+    n_bins, n_attempts = probes.shape
     row_nnz = np.diff(indptr)
     nonempty = row_nnz > 0
     n_rows = int(nonempty.sum())
     if n_rows == 0:
-        return np.empty((0, n_bins), dtype=np.int64)
-    keys = _sort_keys(hash_coefficients, fmix32(indices))
+        return np.empty((0, n_bins), dtype=np.int32)
+    keys = _sort_keys(hash_coefficients, _fmix32_u32(indices).astype(np.uint64))
     # The bin is the top of the hash value (multiply-shift range reduction),
-    # so within a bin the order is still the hash order.
-    bins = ((keys >> _U32) * np.uint64(n_bins)) >> _U32
-    rows = np.repeat(np.arange(n_rows, dtype=np.uint64), row_nnz[nonempty])
+    # so within a bin the order is still the hash order. The table of bin
+    # minima is bin-major (flat index bin * n_rows + row): a probe of bin j,
+    # the same for every row, then reads one contiguous row of the table.
+    flat = keys >> _U32
+    flat *= np.uint64(n_bins)
+    flat >>= _U32
+    flat = flat.view(np.int64)  # an index type: no conversion in ufunc.at
+    flat *= n_rows
+    flat += np.repeat(np.arange(n_rows, dtype=np.int64), row_nnz[nonempty])
     keys |= np.arange(indices.size, dtype=np.uint64)
-    best = np.full(n_rows * n_bins, _EMPTY, dtype=np.uint64)
-    np.minimum.at(best, rows * np.uint64(n_bins) + bins, keys)
-    best = best.reshape(n_rows, n_bins)
+    best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
+    np.minimum.at(best, flat, keys)
+    best = best.reshape(n_bins, n_rows)
+    # Positions fit 31 bits (a chunk holds fewer than 2**31 entries); the
+    # low 32 bits of an empty bin read -1.
+    low = 0 if sys.byteorder == "little" else 1
+    positions = best.view(np.int32)[:, low::2].copy()
+    del best, keys, flat
+    filled = positions >= 0
 
-    filled = best != _EMPTY
-    dense = best.copy()
-    # Flat indices row * k + bin: 1-D gathers are much cheaper than 2-D ones.
-    filled_flat, best_flat, dense_flat = filled.ravel(), best.ravel(), dense.ravel()
-    pending = np.flatnonzero(~filled_flat)
+    # Optimal densification: an empty bin borrows the minimum of the first
+    # originally nonempty bin its probe sequence hits. While many bins are
+    # empty, an attempt is a whole-table step (gather the probed rows of the
+    # table, copy where the bin still needs a value and the probe hit) ...
+    need = ~filled
+    n_need = int(np.count_nonzero(need))
+    attempt = 0
+    while n_need > DENSE_PROBE_FRACTION * need.size and attempt < n_attempts:
+        probe = probes[:, attempt]
+        hit = filled.take(probe, axis=0)
+        hit &= need
+        np.copyto(positions, positions.take(probe, axis=0), where=hit)
+        need ^= hit
+        n_need -= int(np.count_nonzero(hit))
+        attempt += 1
+    # ... then the same sequence continues on the list of the few bins left,
+    # several probes at a time.
+    filled_flat, positions_flat = filled.ravel(), positions.ravel()
+    pending = np.flatnonzero(need.ravel())
     if filled_flat.size < 2**31:
         pending = pending.astype(np.int32)  # halves the traffic of the loop
-    pending_bins = pending % n_bins
-    row_starts = pending - pending_bins
-    probes_by_attempt = np.ascontiguousarray(probes.T).astype(pending.dtype)
-    # Optimal densification: an empty bin borrows the minimum of the first
-    # originally nonempty bin its probe sequence hits.
-    for attempt in range(probes.shape[1]):
-        if pending.size == 0:
-            break
-        candidates = row_starts + probes_by_attempt[attempt][pending_bins]
-        hit = filled_flat[candidates]
-        dense_flat[pending[hit]] = best_flat[candidates[hit]]
-        missed = ~hit
+    pending_rows = pending % n_rows
+    pending_bins = pending // n_rows
+    probe_starts = (np.ascontiguousarray(probes.T) * n_rows).astype(pending.dtype)
+    while pending.size and attempt < n_attempts:
+        # The next few probes of every bin left, in one (bins x probes) table.
+        stop = min(n_attempts, attempt + max(1, MAX_PROBE_TABLE // pending.size))
+        candidates = probe_starts[attempt:stop, pending_bins].T
+        candidates += pending_rows[:, None]
+        hits = filled_flat[candidates]
+        first = np.argmax(hits, axis=1)
+        rows = np.arange(pending.size)
+        found = hits[rows, first]
+        chosen = candidates[rows, first]
+        positions_flat[pending[found]] = positions_flat[chosen[found]]
+        missed = ~found
         pending, pending_bins = pending[missed], pending_bins[missed]
-        row_starts = row_starts[missed]
+        pending_rows = pending_rows[missed]
+        attempt = stop
     if pending.size:
         # Rare after the probes: continue the same (row-independent) sequence
         # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
         offsets = np.arange(1, n_bins + 1)
-        candidates = row_starts[:, None] + (pending_bins[:, None] + offsets) % n_bins
+        candidates = (pending_bins[:, None] + offsets) % n_bins * n_rows
+        candidates += pending_rows[:, None]
         first = np.argmax(filled_flat[candidates], axis=1)
         chosen = candidates[np.arange(pending.size), first]
-        dense_flat[pending] = best_flat[chosen]
-    return (dense & _LOW32).astype(np.int64)
+        positions_flat[pending] = positions_flat[chosen]
+    return positions.T
 
 
-def bbit_codes(hash_coefficients, locations, b_bits):
+def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64):
     """b-bit code of each location, hash ``j`` for column ``j``.
 
     Multiply-add-shift ``((a_j * key + b_j) mod 2**64) >> (64 - b)`` is
@@ -244,15 +291,19 @@ def bbit_codes(hash_coefficients, locations, b_bits):
     hash_coefficients : ndarray of shape (k, 2), dtype uint64
     locations : ndarray of shape (n_rows, k) of non-negative integers
     b_bits : int, 1 to 32
+    dtype : integer dtype, default=np.int64
+        Of the codes.
 
     Returns
     -------
-    codes : ndarray of shape (n_rows, k), dtype int64, in ``[0, 2**b_bits)``
+    codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)``
     """
-    keys = locations.astype(np.uint64)
-    if keys.size and keys.max() > _LOW32:
-        keys = fmix32(keys)  # fold locations beyond 32 bits
+    locations = np.asarray(locations)
+    if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
+        keys = fmix32(locations)  # fold locations beyond 32 bits
+    else:
+        keys = locations.astype(np.uint64)
     keys *= hash_coefficients[:, 0]
     keys += hash_coefficients[:, 1]
     keys >>= np.uint64(64 - b_bits)
-    return keys.astype(np.int64)
+    return keys.astype(dtype)

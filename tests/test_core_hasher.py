@@ -123,6 +123,18 @@ def test_dtype_preserved(kernel):
     assert hasher.transform(X.astype(np.int64)).dtype == np.float64
 
 
+@pytest.mark.parametrize("projection", ["gaussian", "rademacher"])
+def test_float32_and_float64_give_the_same_features(projection):
+    # The projection entries are the same values in both precisions, so the
+    # two outputs differ by float32 rounding of the arithmetic only.
+    X = sp.random(60, 700, density=0.05, random_state=1, format="csr")
+    hasher = CoREHasher(64, projection=projection, random_state=0).fit(X)
+    Z64 = hasher.transform(X)
+    Z32 = hasher.transform(X.astype(np.float32))
+    np.testing.assert_array_equal(Z32.indices, Z64.indices)
+    np.testing.assert_allclose(Z32.data, Z64.data, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("hashing", ["minwise", "oph"])
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_deterministic_chunks_formats_pickle(kernel, hashing):
@@ -146,19 +158,27 @@ def test_deterministic_chunks_formats_pickle(kernel, hashing):
 
 
 def test_chunked_inner_loops_match_small_chunks(monkeypatch):
-    # Force many tiny chunks and hash blocks in both schemes.
+    # Force many tiny chunks and hash blocks in both schemes: the same output.
     import sklearn_sketch._core_hasher as core
     import sklearn_sketch._minhash as minhash
 
-    X = sp.random(300, 500, density=0.05, random_state=0, format="csr")
+    X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
     for hashing in ("minwise", "oph"):
         hasher = CoREHasher(64, hashing=hashing, random_state=0).fit(X)
         whole = hasher.transform(X).toarray()
         monkeypatch.setattr(minhash, "MAX_CHUNK_NNZ", 50)
-        monkeypatch.setattr(core, "PROJECTION_BLOCK_BYTES", 1)
         orig = minhash.nnz_chunks
         monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_rows=None: orig(indptr, 50, 3))
         np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
+        # The projection as a sum over groups of feature blocks (one block
+        # per group) changes the order of the sums only.
+        monkeypatch.setattr(core, "PROJECTION_BLOCK_BYTES", 1)
+        grouped = hasher.transform(X).toarray()
+        np.testing.assert_allclose(grouped, whole, rtol=1e-12, atol=1e-15)
+        # ... and, the groups depending on n_features only, row chunks
+        # still give exactly the same rows.
+        pieces = sp.vstack([hasher.transform(X[i : i + 7]) for i in range(0, 300, 7)])
+        np.testing.assert_array_equal(grouped, pieces.toarray())
         monkeypatch.undo()
 
 

@@ -1,7 +1,8 @@
 """Property-based tests of the invariants every transform promises.
 
 * Row independence: any split of the rows, transformed piece by piece, gives
-  the rows of the whole transform, bit for bit.
+  the rows of the whole transform, bit for bit (KernelJL: to rounding, as its
+  BLAS products round differently for different shapes).
 * Determinism: the same random_state gives the same map, in this process and
   in another one.
 * Scale covariance where the kernel is homogeneous: a polynomial sketch of
@@ -77,7 +78,12 @@ def test_any_row_split_gives_the_whole_transform(name, X, data):
     whole = dense(estimator.transform(X))
     cuts = sorted(data.draw(st.sets(st.integers(1, X.shape[0] - 1), max_size=4)))
     pieces = [dense(estimator.transform(part)) for part in np.split(X, cuts)]
-    assert_array_equal(np.vstack(pieces), whole)
+    if name == "KernelJL":
+        # Its kernel block and product go through BLAS, whose rounding
+        # depends on the matrix shape: equal to rounding, not bit for bit.
+        assert_allclose(np.vstack(pieces), whole, rtol=1e-12, atol=1e-14)
+    else:
+        assert_array_equal(np.vstack(pieces), whole)
     assert np.isfinite(whole).all()
 
 
