@@ -41,6 +41,8 @@ MAX_PROBES = 256
 # still in cache (32 blocks for k = 256 in float32).
 PROJECTION_BLOCK_BYTES = 8 * 2**20
 
+# Cap on the temporaries of one chunk of rows in transform (see there).
+_MAX_CHUNK_MIB = 256
 
 def _canonical_csr(X):
     """CSR with sorted indices, no duplicates and no stored zeros (a copy if needed)."""
@@ -335,14 +337,22 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             return X_dask
         X = validate_features(self, X, reset=False)
         X = _canonical_csr(X)
-        if effective_n_jobs(self.n_jobs) > 1:
-            # Rows are hashed independently, bit for bit: chunks of rows are
-            # hashed in threads and their CSR pieces stacked.
-            bytes_per_row = 8 * self.n_components * 4
-            return sparse_transform_in_chunks(
-                X, self._transform_csr, bytes_per_row, n_jobs=self.n_jobs
-            )
-        return self._transform_csr(X)
+        # Rows are hashed independently, bit for bit: chunks of rows are
+        # hashed (in threads with n_jobs) and their CSR pieces stacked, so
+        # the temporaries (positions, locations, values, codes: about 72
+        # bytes per row and hash, measured) stay bounded however many rows
+        # there are. Chunks are large (up to _MAX_CHUNK_MIB) because each
+        # chunk regenerates the projection blocks of the features it
+        # touches; a single job on up to ~14000 rows at k=256 is one chunk.
+        bytes_per_row = 72 * self.n_components
+        max_chunk_mib = _MAX_CHUNK_MIB if effective_n_jobs(self.n_jobs) == 1 else 16
+        return sparse_transform_in_chunks(
+            X,
+            self._transform_csr,
+            bytes_per_row,
+            n_jobs=self.n_jobs,
+            max_chunk_mib=max_chunk_mib,
+        )
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""
