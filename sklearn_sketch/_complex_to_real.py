@@ -226,7 +226,8 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         # Real and imaginary projections (2 m) and the complex product (2 m).
         return 6 * m * itemsize
 
-    def _prepare_transform(self, dtype):
+    def _prepare_transform(self, X):
+        dtype = X.dtype
         if self.projection == "rademacher":
             return None
         n_keys = n_augmented_features(self.n_features_in_, self.coef0)

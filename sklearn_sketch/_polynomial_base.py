@@ -1,6 +1,6 @@
 """Pieces shared by the lower-variance polynomial-kernel sketches.
 
-``TensorSRHT``, ``ComplexToRealSketch`` and ``PolynomialTreeSketch`` all
+``TensorSketch``, ``TensorSRHT``, ``ComplexToRealSketch`` and ``PolynomialTreeSketch`` all
 approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
 kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (MATH.md section 1). This module holds
@@ -211,7 +211,8 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     """Plumbing common to the polynomial sketches: chunked transform and tags.
 
     Subclasses implement ``fit`` (setting ``_n_features_out``),
-    ``_prepare_transform(dtype)`` returning per-call state, and
+    ``_prepare_transform(X)`` returning per-call state (read-only, or
+    thread-local: chunks may run in threads), and
     ``_transform_chunk(X_chunk, out, state)``.
     """
 
@@ -265,7 +266,7 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         if sp.issparse(X):
             X = X.tocsr()
         dtype = X.dtype
-        state = self._prepare_transform(dtype)
+        state = self._prepare_transform(X)
 
         def transform_chunk(X_chunk, out):
             # Overflow is detected once, on the result.

@@ -1,31 +1,21 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
 import threading
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import transform_in_chunks
-from ._incremental import check_partial_fit_features
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
+from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._sparse import dense_to_csr
-from ._dask import maybe_transform_dask
 from ._validation import validate_features
 
 # Independence of the two hash families (Pham & Pagh, Lemma 6; MATH.md §1):
@@ -35,7 +25,7 @@ BUCKET_HASH_INDEPENDENCE = 2
 SIGN_HASH_INDEPENDENCE = 4
 
 
-class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class TensorSketch(_PolynomialSketchBase):
     """Polynomial kernel approximation by Tensor Sketch.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -136,14 +126,7 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     True
     """
 
-    _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "degree": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither")],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-    }
+    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
 
     def __init__(
         self,
@@ -190,132 +173,64 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self._n_features_out = self.n_components
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
-        """Fit on the first batch; check the number of features of later ones.
+    def _bytes_per_row(self, dtype):
+        # Per row: the count sketch, two spectra of n_components // 2 + 1
+        # complex values and the inverse transform.
+        return 4 * self.n_components * np.dtype(dtype).itemsize
 
-        The sketch is oblivious to the data: the hash functions depend only
-        on ``random_state``, so they are drawn once, by the first call, and
-        later batches only have to agree on the number of features. This
-        lets the transformer sit in front of an incremental learner (for
-        example in dask-ml's ``Incremental``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-
-        Raises
-        ------
-        ValueError
-            If ``X`` has a different number of features than the first batch.
-        """
-        if check_partial_fit_features(self, X):
-            return self
-        return self.fit(X)
-
-    def transform(self, X):
-        """Map X to the Tensor Sketch of its polynomial features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Data to transform.
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components)
-            Sketched features, float32 for float32 input and float64 otherwise.
-        """
-        check_is_fitted(self)
-        X_dask = maybe_transform_dask(self, X)
-        if X_dask is not None:
-            return X_dask
-        X = validate_features(self, X, reset=False)
-        if sp.issparse(X):
-            X = X.tocsr()
-        dtype = X.dtype
-        n_features = self.n_features_in_
-
-        # The hashes of every feature are computed once per call unless the
-        # input is sparse with fewer stored entries than features; then each
-        # chunk hashes only the feature indices it contains.
-        hash_all_features = not sp.issparse(X) or X.nnz >= n_features
+    def _prepare_transform(self, X):
+        dtype, n_features = X.dtype, self.n_features_in_
         # The signs carry the factor sqrt(gamma), so that sketching
         # sqrt(gamma) x costs nothing more than sketching x.
         scale = np.sqrt(self.gamma)
-        if hash_all_features:
+        # The hashes of every feature are computed once per call unless the
+        # input is sparse with fewer stored entries than features; then each
+        # chunk hashes only the feature indices it contains.
+        feature_hashes = None
+        if not sp.issparse(X) or X.nnz >= n_features:
             feature_hashes = self._feature_hashes(np.arange(n_features), dtype, scale)
         # The constant coordinate sqrt(coef0) is feature number n_features.
-        constant_buckets, constant_signs = self._feature_hashes(
+        constant_hashes = self._feature_hashes(
             np.array([n_features]), dtype, np.sqrt(self.coef0)
         )
-
         # Count sketches are built in a scratch buffer reused across degrees
         # and chunks: it stays in cache, and each output row is written once.
         # One buffer per thread when chunks run in parallel (n_jobs).
-        scratch = threading.local()
-
-        def transform_chunk(X_chunk, out):
-            if not sp.issparse(X_chunk):
-                # A dense chunk goes through the sparse path too: scattering
-                # its nonzeros into the buckets row by row beats a dense-sparse
-                # product, whose output is written column-wise.
-                X_chunk = dense_to_csr(X_chunk)
-            if hash_all_features:
-                chunk_hashes, features = feature_hashes, X_chunk.indices
-            else:
-                keys, features = np.unique(X_chunk.indices, return_inverse=True)
-                chunk_hashes = self._feature_hashes(keys, dtype, scale)
-            buffer = getattr(scratch, "buffer", None)
-            if buffer is None or buffer.shape[0] < out.shape[0]:
-                buffer = scratch.buffer = np.empty_like(out)
-            sketch = buffer[: out.shape[0]]
-            spectrum = None
-            # Overflow is detected once, on the result, below.
-            with np.errstate(over="ignore", invalid="ignore"):
-                for j in range(self.degree):
-                    buckets, signs = chunk_hashes[0][j], chunk_hashes[1][j]
-                    _count_sketch(X_chunk, buckets, signs, features, sketch)
-                    if self.coef0:
-                        sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
-                    if spectrum is None:
-                        spectrum = scipy.fft.rfft(sketch, axis=1)
-                    else:
-                        spectrum *= scipy.fft.rfft(sketch, axis=1)
-                out[...] = scipy.fft.irfft(
-                    spectrum, n=self.n_components, axis=1, overwrite_x=True
-                )
-            if not np.isfinite(out).all():
-                raise ValueError(
-                    f"TensorSketch overflowed {np.dtype(dtype).name}: the input "
-                    f"values raised to degree={self.degree} exceed the range of "
-                    "the dtype. Scale the input down (for example with "
-                    "sklearn.preprocessing.Normalizer) or use float64."
-                )
-
-        # Per row: the count sketch, two spectra of n_components // 2 + 1
-        # complex values and the inverse transform.
-        bytes_per_row = 4 * self.n_components * np.dtype(dtype).itemsize
-        return transform_in_chunks(
-            X,
-            transform_chunk,
-            self.n_components,
-            dtype,
-            bytes_per_row,
-            n_jobs=self.n_jobs,
-            # A row's sketch is the same bits in any chunk (scatter and FFT
-            # work row by row), so chunks can be split among the jobs.
-            exact_rows=True,
+        return dict(
+            scale=scale,
+            feature_hashes=feature_hashes,
+            constant_hashes=constant_hashes,
+            scratch=threading.local(),
         )
+
+    def _transform_chunk(self, X_chunk, out, state):
+        if not sp.issparse(X_chunk):
+            # A dense chunk goes through the sparse path too: scattering its
+            # nonzeros into the buckets row by row beats a dense-sparse
+            # product, whose output is written column-wise.
+            X_chunk = dense_to_csr(X_chunk)
+        if state["feature_hashes"] is not None:
+            (buckets, signs), features = state["feature_hashes"], X_chunk.indices
+        else:
+            keys, features = np.unique(X_chunk.indices, return_inverse=True)
+            buckets, signs = self._feature_hashes(keys, out.dtype, state["scale"])
+        constant_buckets, constant_signs = state["constant_hashes"]
+        buffer = getattr(state["scratch"], "buffer", None)
+        if buffer is None or buffer.shape[0] < out.shape[0]:
+            buffer = state["scratch"].buffer = np.empty_like(out)
+        sketch = buffer[: out.shape[0]]
+        spectrum = None
+        for j in range(self.degree):
+            _count_sketch(X_chunk, buckets[j], signs[j], features, sketch)
+            if self.coef0:
+                sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
+            if spectrum is None:
+                spectrum = scipy.fft.rfft(sketch, axis=1)
+            else:
+                spectrum *= scipy.fft.rfft(sketch, axis=1)
+        # A row's sketch is the same bits in any chunk (scatter and FFT work
+        # row by row), which the base class relies on to split chunks.
+        out[...] = scipy.fft.irfft(spectrum, n=self.n_components, axis=1, overwrite_x=True)
 
     def _feature_hashes(self, features, dtype, scale=1.0):
         """Buckets and signs (times ``scale``) of feature indices, every degree.
@@ -333,12 +248,6 @@ class TensorSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             buckets[j] = hash_to_buckets(bucket_values, self.n_components)
             signs[j] = hash_to_signs(sign_values, dtype) * scale
         return buckets, signs
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
 
 
 def _count_sketch(X, buckets, signs, features, out):

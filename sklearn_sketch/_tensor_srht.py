@@ -186,7 +186,8 @@ class TensorSRHT(_PolynomialSketchBase):
         d, n_blocks = self.hadamard_size_, self._n_blocks()
         return (d * (n_blocks + 1) + 2 * self.n_components) * np.dtype(dtype).itemsize
 
-    def _prepare_transform(self, dtype):
+    def _prepare_transform(self, X):
+        dtype = X.dtype
         n_keys = n_augmented_features(self.n_features_in_, self.coef0)
         return [
             block_signs(

@@ -226,7 +226,8 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
 
     # -- transform -------------------------------------------------------
 
-    def _prepare_transform(self, dtype):
+    def _prepare_transform(self, X):
+        dtype = X.dtype
         n_inputs = self.sign_hashes_.shape[0]
         if self.base == "tensorsketch":
             return [self._count_sketch_matrix(t, dtype) for t in range(n_inputs)]
