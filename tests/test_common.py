@@ -19,6 +19,7 @@ ESTIMATORS = [
     CoREHasher(n_components=16, kernel="resemblance", b_bits=None, random_state=0),
     KernelJL(n_components=16, n_subsample=8, random_state=0),
     KernelJL(n_components=16, n_subsample=8, kernel="poly", degree=2, random_state=0),
+    KernelJL(n_components=16, n_subsample=8, center=True, random_state=0),
     KernelJL(n_components=16, n_subsample=8, kernel="precomputed", random_state=0),
     TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0),
     ComplexToRealSketch(n_components=63, degree=3, coef0=1.0, random_state=0),

@@ -253,6 +253,7 @@ INVALID_PARAMETERS = {
         {"n_subsample": 0},
         {"kernel": "no-such-kernel"},
         {"gamma": -1.0},
+        {"center": "yes"},
     ],
 }
 ESTIMATOR_CLASSES = {"TensorSketch": TensorSketch, "CoREHasher": CoREHasher, "KernelJL": KernelJL}
