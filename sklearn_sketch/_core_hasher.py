@@ -177,10 +177,10 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     hashed by a pairwise independent multiply-add-shift hash; plain linear
     hashes of consecutive indices are measurably not min-wise independent.
     The projection entries are generated on demand from counter-based
-    generators keyed by ``(seed, block of 256 features)`` (Gaussian: NumPy's
-    Philox generator and ziggurat sampler, reproducible for a given NumPy
-    version; Rademacher: SplitMix64 bits), so nothing in the fitted state
-    grows with the number of features. Gaussian entries are float32 draws for
+    generators keyed by ``(seed, block of 256 features)`` (Gaussian: the
+    Box-Muller transform of NumPy's Philox bits; Rademacher: SplitMix64
+    bits), so nothing in the fitted state grows with the number of
+    features. Gaussian entries are float32 draws for
     float32 and float64 data alike: the two precisions give the same
     features up to float32 rounding.
 
