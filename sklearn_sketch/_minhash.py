@@ -235,8 +235,6 @@ def oph_positions(indices, indptr, hash_coefficients, probes, keys=None):
     row_nnz = row_nnz[nonempty]
     if keys is None:
         keys = _sort_keys(hash_coefficients, fmix32(indices))
-    else:
-        keys = keys.copy()
     # The table of bin minima is bin-major (flat index bin * n_rows +
     # column): a probe of bin j, the same for every row, then reads one
     # contiguous row of the table. Its columns hold the rows by increasing
@@ -252,7 +250,7 @@ def oph_positions(indices, indptr, hash_coefficients, probes, keys=None):
     flat = flat.view(np.int64)  # an index type: no conversion in ufunc.at
     flat *= n_rows
     flat += np.repeat(rank, row_nnz)
-    keys |= np.arange(indices.size, dtype=np.uint64)
+    keys = keys | np.arange(indices.size, dtype=np.uint64)  # not in place
     best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
     np.minimum.at(best, flat, keys)
     del keys, flat
@@ -263,7 +261,7 @@ def oph_positions(indices, indptr, hash_coefficients, probes, keys=None):
     del best
     shifted = positions + 1
     _densify(positions, shifted, probes)
-    return positions[:, rank].T
+    return positions.T[rank]
 
 
 def _dense_steps(n_filled, n_bins, n_attempts):
