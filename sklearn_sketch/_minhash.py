@@ -309,33 +309,38 @@ def _densify(positions, shifted, probes):
         mask &= shifted[probes[:, attempt], :width]
         table += mask
     # ... then the same sequence continues on the list of the bins left,
-    # several probes at a time (more for the bins that keep missing). A
-    # bin whose column took fewer steps re-probes bins known empty, which
-    # cannot change its answer.
+    # each from the attempt its column reached, several probes at a time
+    # (twice as many at each round, for the bins that keep missing).
     filled_flat, positions_flat = shifted.ravel() > 0, positions.ravel()
     pending = np.flatnonzero(positions_flat < 0)
     if filled_flat.size < 2**31:
         pending = pending.astype(np.int32)  # halves the traffic of the loop
     pending_rows = pending % n_rows
     pending_bins = pending // n_rows
-    probe_starts = (np.ascontiguousarray(probes.T) * n_rows).astype(pending.dtype)
-    attempt = int(active[pending_rows].min()) if pending.size else n_attempts
+    next_attempt = active[pending_rows].astype(pending.dtype)
+    probe_starts = (probes * n_rows).astype(pending.dtype)  # (bin, attempt)
     n_probes = 2
-    while pending.size and attempt < n_attempts:
-        stop = min(n_attempts, attempt + n_probes)
-        n_probes *= 2
-        candidates = probe_starts[attempt:stop, pending_bins].T
+    while pending.size:
+        tried = next_attempt[:, None] + np.arange(n_probes, dtype=pending.dtype)
+        np.minimum(tried, n_attempts - 1, out=tried)
+        candidates = probe_starts[pending_bins[:, None], tried]
         candidates += pending_rows[:, None]
         hits = filled_flat[candidates]
         first = np.argmax(hits, axis=1)
         rows = np.arange(pending.size)
+        # A probe past the last attempt repeats the last one: a miss there
+        # is a miss of the whole sequence.
         found = hits[rows, first]
         chosen = candidates[rows, first]
         positions_flat[pending[found]] = positions_flat[chosen[found]]
-        missed = ~found
-        pending, pending_bins = pending[missed], pending_bins[missed]
-        pending_rows = pending_rows[missed]
-        attempt = stop
+        next_attempt += n_probes
+        going = ~found & (next_attempt < n_attempts)
+        pending, pending_bins = pending[going], pending_bins[going]
+        pending_rows, next_attempt = pending_rows[going], next_attempt[going]
+        n_probes *= 2
+    pending = np.flatnonzero(positions_flat < 0)
+    pending_rows = pending % n_rows
+    pending_bins = pending // n_rows
     if pending.size:
         # Rare after the probes: continue the same (row-independent) sequence
         # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
