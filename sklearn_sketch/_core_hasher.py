@@ -26,6 +26,7 @@ from ._minhash import (
     minwise_positions,
     nnz_chunks,
     oph_positions,
+    oph_sort_keys,
 )
 from ._incremental import check_partial_fit_features
 from ._validation import validate_features
@@ -176,10 +177,10 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     hashed by a pairwise independent multiply-add-shift hash; plain linear
     hashes of consecutive indices are measurably not min-wise independent.
     The projection entries are generated on demand from counter-based
-    generators keyed by ``(seed, block of 256 features)`` (Gaussian: NumPy's
-    Philox generator and ziggurat sampler, reproducible for a given NumPy
-    version; Rademacher: SplitMix64 bits), so nothing in the fitted state
-    grows with the number of features. Gaussian entries are float32 draws for
+    generators keyed by ``(seed, block of 256 features)`` (Gaussian: the
+    Box-Muller transform of NumPy's Philox bits; Rademacher: SplitMix64
+    bits), so nothing in the fitted state grows with the number of
+    features. Gaussian entries are float32 draws for
     float32 and float64 data alike: the two precisions give the same
     features up to float32 rounding.
 
@@ -363,11 +364,31 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         nonempty = row_nnz > 0
         n_nonempty = int(nonempty.sum())
 
-        positions = self._hash_positions(X)  # (n_nonempty, k) into X.data
-        locations = X.indices[positions]
+        width = self._block_width
+        fits_int32 = max(k * width, n_nonempty * k) <= np.iinfo(np.int32).max
+        index_dtype = np.int32 if fits_int32 else np.int64
+        # The column codes, and for "core2" the hashed values, are written
+        # chunk by chunk of hashed rows while the positions are in cache.
+        codes = np.empty((n_nonempty, k), dtype=index_dtype)
+        values = np.empty((n_nonempty, k), dtype=dtype)
+        block_starts = np.arange(0, k * width, width, dtype=np.uint64)
+        for rows, positions in self._hash_positions(X):
+            locations = X.indices.take(positions)
+            if self.b_bits is None:
+                np.add(locations, block_starts.astype(index_dtype), out=codes[rows])
+            else:
+                bbit_codes(
+                    self.bucket_coefficients_,
+                    locations,
+                    self.b_bits,
+                    out=codes[rows],
+                    offsets=block_starts,
+                )
+            if self.kernel == "core2":
+                X.data.take(positions, out=values[rows])
 
         if self.kernel == "resemblance":
-            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=dtype)
+            values.fill(1.0 / np.sqrt(k))
         else:
             norms = np.empty(0)
             if n_nonempty:
@@ -375,22 +396,12 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
             if self.kernel == "core2":
                 scale = np.sqrt(row_nnz[nonempty]) / norms / np.sqrt(k)
-                values = X.data[positions]
                 values *= scale[:, None].astype(dtype)
             else:
                 values = self._project(X, nonempty)
                 values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
 
-        width = self._block_width
-        fits_int32 = max(k * width, n_nonempty * k) <= np.iinfo(np.int32).max
-        index_dtype = np.int32 if fits_int32 else np.int64
-        if self.b_bits is None:
-            codes = locations.astype(index_dtype)
-        else:
-            codes = bbit_codes(
-                self.bucket_coefficients_, locations, self.b_bits, index_dtype
-            )
-        codes += np.arange(0, k * width, width, dtype=index_dtype)
+        # k entries per nonempty row: the row pointers are a running count.
         indptr = np.zeros(n_samples + 1, dtype=index_dtype)
         np.cumsum(nonempty * k, out=indptr[1:])
         return sp.csr_matrix(
@@ -398,14 +409,16 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         )
 
     def _hash_positions(self, X):
-        """Positions in ``X.data`` of each nonempty row's ``k`` minima."""
+        """Yield ``(rows, positions)`` by chunks of the nonempty rows.
+
+        ``positions[i, j]`` is the position in ``X.data`` of the minimum of
+        hash ``j`` in the nonempty row number ``rows.start + i``.
+        """
         k = self.n_components
-        n_nonempty = int((np.diff(X.indptr) > 0).sum())
-        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
-        positions = np.empty((n_nonempty, k), dtype=position_dtype)
         if self.hashing == "oph":
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
+            keys = oph_sort_keys(self.hash_coefficients_[0], X.indices, X.shape[1])
         done = 0
         # An "oph" chunk also holds a (k x rows) uint64 table of bin minima,
         # kept near the size of a core's L2 cache (1024 rows for k = 256);
@@ -420,15 +433,19 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 chunk = minwise_positions(indices, indptr, self.hash_coefficients_)
             else:
                 chunk = oph_positions(
-                    indices, indptr, self.hash_coefficients_[0], probes
+                    indices,
+                    indptr,
+                    self.hash_coefficients_[0],
+                    probes,
+                    keys[offset : X.indptr[stop]],
                 )
-            # Offset in the dtype of positions (int64 for 2**31 entries or
-            # more), not in the chunk's int32.
-            rows = slice(done, done + chunk.shape[0])
-            positions[rows] = chunk
-            positions[rows] += offset
+            # Offset in a dtype that holds positions of the whole X (int64
+            # for 2**31 entries or more), not in the chunk's int32.
+            if X.nnz >= 2**31:
+                chunk = chunk.astype(np.int64)
+            chunk += chunk.dtype.type(offset)
+            yield slice(done, done + chunk.shape[0]), chunk
             done += chunk.shape[0]
-        return positions
 
     def _project(self, X, nonempty):
         """``X @ R`` for the nonempty rows, R generated by feature blocks."""

@@ -48,11 +48,10 @@ _EMPTY = np.iinfo(np.uint64).max
 # entries must fit the 32 low bits of a uint64 sort key, and the temporaries
 # (a few uint64 arrays of this length) stay near 8 MiB each.
 MAX_CHUNK_NNZ = 1 << 20
-# One-permutation hashing densifies by whole-table steps while more than this
-# fraction of the bins is empty, then on the list of the bins left.
-DENSE_PROBE_FRACTION = 0.05
-# ... then with tables of this many (bin, probe) candidates.
-MAX_PROBE_TABLE = 1 << 18
+# One-permutation hashing densifies a row by whole-table steps while more
+# than this fraction of its bins is expected to stay empty, then on the list
+# of the bins left.
+DENSE_EMPTY_FRACTION = 0.05
 
 
 def fmix32(keys):
@@ -182,7 +181,33 @@ def densification_probes(probe_coefficients, n_bins, n_attempts):
     return hash_to_buckets(values, n_bins).reshape(n_bins, n_attempts)
 
 
-def oph_positions(indices, indptr, hash_coefficients, probes):
+def oph_sort_keys(hash_coefficients, indices, n_features):
+    """Sort keys (hash value in the high 32 bits) of stored entries for OPH.
+
+    When there are at least as many entries as features, every column is
+    hashed once and the entries gather their key (one pass instead of the
+    ten of the hash); the values are the same either way.
+
+    Parameters
+    ----------
+    hash_coefficients : ndarray of shape (2,), dtype uint64
+        The one multiply-add-shift hash (the permutation).
+    indices : ndarray of non-negative integers
+        Column indices of the stored entries.
+    n_features : int
+        Number of columns.
+
+    Returns
+    -------
+    keys : ndarray of the shape of ``indices``, dtype uint64
+    """
+    if n_features <= indices.size:
+        table = _sort_keys(hash_coefficients, fmix32(np.arange(n_features)))
+        return table.take(indices)
+    return _sort_keys(hash_coefficients, fmix32(indices))
+
+
+def oph_positions(indices, indptr, hash_coefficients, probes, keys=None):
     """One-permutation hashing with optimal densification.
 
     Parameters
@@ -194,11 +219,12 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
         The one multiply-add-shift hash (the permutation).
     probes : ndarray of shape (k, n_attempts), dtype intp
         From :func:`densification_probes`.
+    keys : ndarray of shape (len(indices),), dtype uint64, default=None
+        The entries' :func:`oph_sort_keys`, when already computed.
 
     Returns
     -------
     positions : ndarray of shape (n_nonempty_rows, k), dtype int32
-        A transposed view of a bin-major table.
     """
     n_bins, n_attempts = probes.shape
     row_nnz = np.diff(indptr)
@@ -206,67 +232,115 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
     n_rows = int(nonempty.sum())
     if n_rows == 0:
         return np.empty((0, n_bins), dtype=np.int32)
-    keys = _sort_keys(hash_coefficients, _fmix32_u32(indices).astype(np.uint64))
+    row_nnz = row_nnz[nonempty]
+    if keys is None:
+        keys = _sort_keys(hash_coefficients, fmix32(indices))
+    # The table of bin minima is bin-major (flat index bin * n_rows +
+    # column): a probe of bin j, the same for every row, then reads one
+    # contiguous row of the table. Its columns hold the rows by increasing
+    # number of entries, so that the rows densification still has to work
+    # on (the short ones) form a prefix of every table row.
+    rank = np.empty(n_rows, dtype=np.int64)
+    rank[np.argsort(row_nnz, kind="stable")] = np.arange(n_rows)
     # The bin is the top of the hash value (multiply-shift range reduction),
-    # so within a bin the order is still the hash order. The table of bin
-    # minima is bin-major (flat index bin * n_rows + row): a probe of bin j,
-    # the same for every row, then reads one contiguous row of the table.
+    # so within a bin the order is still the hash order.
     flat = keys >> _U32
     flat *= np.uint64(n_bins)
     flat >>= _U32
     flat = flat.view(np.int64)  # an index type: no conversion in ufunc.at
     flat *= n_rows
-    flat += np.repeat(np.arange(n_rows, dtype=np.int64), row_nnz[nonempty])
-    keys |= np.arange(indices.size, dtype=np.uint64)
+    flat += np.repeat(rank, row_nnz)
+    keys = keys | np.arange(indices.size, dtype=np.uint64)  # not in place
     best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
     np.minimum.at(best, flat, keys)
-    best = best.reshape(n_bins, n_rows)
+    del keys, flat
     # Positions fit 31 bits (a chunk holds fewer than 2**31 entries); the
-    # low 32 bits of an empty bin read -1.
+    # low 32 bits of an empty bin read -1, and "shifted" (position + 1) 0.
     low = 0 if sys.byteorder == "little" else 1
-    positions = best.view(np.int32)[:, low::2].copy()
-    del best, keys, flat
-    filled = positions >= 0
+    positions = best.reshape(n_bins, n_rows).view(np.int32)[:, low::2].copy()
+    del best
+    shifted = positions + 1
+    _densify(positions, shifted, probes)
+    return positions.T[rank]
 
-    # Optimal densification: an empty bin borrows the minimum of the first
-    # originally nonempty bin its probe sequence hits. While many bins are
-    # empty, an attempt is a whole-table step (gather the probed rows of the
-    # table, copy where the bin still needs a value and the probe hit) ...
-    need = ~filled
-    n_need = int(np.count_nonzero(need))
-    attempt = 0
-    while n_need > DENSE_PROBE_FRACTION * need.size and attempt < n_attempts:
-        probe = probes[:, attempt]
-        hit = filled.take(probe, axis=0)
-        hit &= need
-        np.copyto(positions, positions.take(probe, axis=0), where=hit)
-        need ^= hit
-        n_need -= int(np.count_nonzero(hit))
-        attempt += 1
-    # ... then the same sequence continues on the list of the few bins left,
-    # several probes at a time.
-    filled_flat, positions_flat = filled.ravel(), positions.ravel()
-    pending = np.flatnonzero(need.ravel())
+
+def _dense_steps(n_filled, n_bins, n_attempts):
+    """Whole-table densification steps each table column is worth.
+
+    A step costs one pass over the column; a column with ``e`` empty bins
+    and a fraction ``p`` filled expects ``e (1 - p)**t`` of them left after
+    ``t`` steps. Steps continue while more than ``DENSE_EMPTY_FRACTION`` of
+    the bins would still be empty; the bins left then go to the list phase,
+    whose cost per bin is several times a step's per entry (measured).
+    """
+    n_empty = n_bins - n_filled
+    target = DENSE_EMPTY_FRACTION * n_bins
+    keep = n_empty > target
+    steps = np.zeros(n_filled.shape, dtype=np.int64)
+    p = n_filled[keep] / n_bins
+    with np.errstate(divide="ignore"):
+        # p == 0 (an empty row never reaches the table) would need infinity.
+        needed = np.log(target / n_empty[keep]) / np.log1p(-p)
+    steps[keep] = np.minimum(np.ceil(needed), n_attempts)
+    return steps
+
+
+def _densify(positions, shifted, probes):
+    """Fill the empty bins (-1) of a bin-major table in place.
+
+    Optimal densification: an empty bin borrows the minimum of the first
+    originally nonempty bin its probe sequence hits. ``shifted`` holds the
+    original table plus one (0 for an empty bin).
+    """
+    n_bins, n_attempts = probes.shape
+    n_rows = positions.shape[1]
+    # Whole-table steps on the columns that are worth them (a prefix, the
+    # columns being sorted by row length; a longer row that still needs
+    # work extends the prefix). A step gathers the probed table rows and
+    # adds them where a bin is still empty: position -1 + (candidate + 1),
+    # with a mask from the sign bit, so no boolean passes.
+    steps = _dense_steps(np.count_nonzero(shifted, axis=0), n_bins, n_attempts)
+    active = np.maximum.accumulate(steps[::-1])[::-1]
+    widths = np.searchsorted(-active, -np.arange(n_attempts), side="left")
+    for attempt in range(int(active[0])):
+        width = int(widths[attempt])
+        table = positions[:, :width]
+        mask = table >> 31
+        mask &= shifted[probes[:, attempt], :width]
+        table += mask
+    # ... then the same sequence continues on the list of the bins left,
+    # each from the attempt its column reached, several probes at a time
+    # (twice as many at each round, for the bins that keep missing).
+    filled_flat, positions_flat = shifted.ravel() > 0, positions.ravel()
+    pending = np.flatnonzero(positions_flat < 0)
     if filled_flat.size < 2**31:
         pending = pending.astype(np.int32)  # halves the traffic of the loop
     pending_rows = pending % n_rows
     pending_bins = pending // n_rows
-    probe_starts = (np.ascontiguousarray(probes.T) * n_rows).astype(pending.dtype)
-    while pending.size and attempt < n_attempts:
-        # The next few probes of every bin left, in one (bins x probes) table.
-        stop = min(n_attempts, attempt + max(1, MAX_PROBE_TABLE // pending.size))
-        candidates = probe_starts[attempt:stop, pending_bins].T
+    next_attempt = active[pending_rows].astype(pending.dtype)
+    probe_starts = (probes * n_rows).astype(pending.dtype)  # (bin, attempt)
+    n_probes = 2
+    while pending.size:
+        tried = next_attempt[:, None] + np.arange(n_probes, dtype=pending.dtype)
+        np.minimum(tried, n_attempts - 1, out=tried)
+        candidates = probe_starts[pending_bins[:, None], tried]
         candidates += pending_rows[:, None]
         hits = filled_flat[candidates]
         first = np.argmax(hits, axis=1)
         rows = np.arange(pending.size)
+        # A probe past the last attempt repeats the last one: a miss there
+        # is a miss of the whole sequence.
         found = hits[rows, first]
         chosen = candidates[rows, first]
         positions_flat[pending[found]] = positions_flat[chosen[found]]
-        missed = ~found
-        pending, pending_bins = pending[missed], pending_bins[missed]
-        pending_rows = pending_rows[missed]
-        attempt = stop
+        next_attempt += n_probes
+        going = ~found & (next_attempt < n_attempts)
+        pending, pending_bins = pending[going], pending_bins[going]
+        pending_rows, next_attempt = pending_rows[going], next_attempt[going]
+        n_probes *= 2
+    pending = np.flatnonzero(positions_flat < 0)
+    pending_rows = pending % n_rows
+    pending_bins = pending // n_rows
     if pending.size:
         # Rare after the probes: continue the same (row-independent) sequence
         # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
@@ -276,10 +350,9 @@ def oph_positions(indices, indptr, hash_coefficients, probes):
         first = np.argmax(filled_flat[candidates], axis=1)
         chosen = candidates[np.arange(pending.size), first]
         positions_flat[pending] = positions_flat[chosen]
-    return positions.T
 
 
-def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64):
+def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None):
     """b-bit code of each location, hash ``j`` for column ``j``.
 
     Multiply-add-shift ``((a_j * key + b_j) mod 2**64) >> (64 - b)`` is
@@ -292,11 +365,15 @@ def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64):
     locations : ndarray of shape (n_rows, k) of non-negative integers
     b_bits : int, 1 to 32
     dtype : integer dtype, default=np.int64
-        Of the codes.
+        Of the codes (ignored when ``out`` is given).
+    out : ndarray of shape (n_rows, k), default=None
+        Where to write the codes.
+    offsets : ndarray of shape (k,), dtype uint64, default=None
+        Added to the codes of column ``j`` (the start of block ``j``).
 
     Returns
     -------
-    codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)``
+    codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)`` plus offsets
     """
     locations = np.asarray(locations)
     if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
@@ -306,4 +383,9 @@ def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64):
     keys *= hash_coefficients[:, 0]
     keys += hash_coefficients[:, 1]
     keys >>= np.uint64(64 - b_bits)
-    return keys.astype(dtype)
+    if offsets is not None:
+        keys += offsets
+    if out is None:
+        return keys.astype(dtype)
+    np.copyto(out, keys, casting="unsafe")
+    return out
