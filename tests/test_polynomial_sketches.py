@@ -34,6 +34,8 @@ from sklearn_sketch import (
 from sklearn_sketch._hashing import draw_polynomial_hashes, polynomial_hash
 from sklearn_sketch._polynomial_base import SIGN_HASH_INDEPENDENCE, fwht
 
+from conftest import statistical_seed, statistical_seeds
+
 # One constructor per variant; every contract test runs on all of them.
 VARIANTS = {
     "tensorsrht": lambda **kw: TensorSRHT(**kw),
@@ -55,9 +57,9 @@ def sketched_products(make, X, n_draws, **params):
     """
     out = np.empty((n_draws, X.shape[0], X.shape[0]))
     with config_context(assume_finite=True, skip_parameter_validation=True):
-        for seed in range(n_draws):
+        for draw, seed in enumerate(statistical_seeds(n_draws)):
             Z = make(random_state=seed, **params).fit_transform(X)
-            out[seed] = Z @ Z.T
+            out[draw] = Z @ Z.T
     return out
 
 
@@ -151,6 +153,7 @@ def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
 # Statistics
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, degree, coef0, n_components",
     [
@@ -214,13 +217,14 @@ def ctr_rademacher_products_vectorized(x, y, degree, n_components, n_draws, seed
     return (2 / n_components) * np.sum((Zx * np.conj(Zy)).real, axis=1)
 
 
+@pytest.mark.statistical
 def test_ctr_rademacher_variance_matches_closed_form():
     rng = np.random.RandomState(0)
     x, y = rng.rand(2, 6)
     y += 0.5 * x  # correlated non-negative rows, the case CtR is made for
     x, y = x / np.linalg.norm(x), y / np.linalg.norm(y)
     degree, n_components, n_draws = 3, 16, 40000
-    products = ctr_rademacher_products_vectorized(x, y, degree, n_components, n_draws, seed=1)
+    products = ctr_rademacher_products_vectorized(x, y, degree, n_components, n_draws, seed=statistical_seed(1))
     expected = ctr_rademacher_closed_form(x, y, degree, n_components)
     standard_error = products.std(ddof=1) / np.sqrt(n_draws)
     assert abs(products.mean() - (x @ y) ** degree) < 4 * standard_error
@@ -246,6 +250,7 @@ def test_ctr_rademacher_variance_matches_closed_form():
     assert abs(variance - expected) < 4 * variance_error
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, closed_form",
     [("tensorsrht", real_rademacher_closed_form), ("ctr-srht", ctr_rademacher_closed_form)],
@@ -270,6 +275,7 @@ def test_srht_variance_below_its_unstructured_counterpart(name, closed_form):
     assert variance + 4 * variance_error < bound
 
 
+@pytest.mark.statistical
 def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     # Mean squared Frobenius error over all pairs of 12 non-negative unit
     # rows (image-like data) at degree 8, i.e. the sum of the pairwise variances, at
