@@ -25,6 +25,13 @@ from sklearn.utils.parallel import Parallel, delayed
 
 MAX_CHUNK_MIB = 16
 
+# Bytes per stored input value of a chunk's own copies of its input: the
+# row slice of a CSR input (value and index), and a dense chunk's
+# conversion to CSR (int64 positions and indices, int32 indices, values).
+# Without them, chunks of narrow input were measured two to four times over
+# budget at small n_components (benchmarks/bench_memory.py).
+_INPUT_BYTES_PER_VALUE = 32
+
 
 def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHUNK_MIB):
     """Slices that cover ``range(n_rows)`` in chunks fitting working memory.
@@ -83,6 +90,21 @@ def parallel_row_chunks(n_rows, bytes_per_row, n_jobs, exact_rows, max_chunk_mib
     return chunks
 
 
+def input_bytes_per_row(X):
+    """Temporary bytes per row of a chunk's copies and conversions of ``X``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+
+    Returns
+    -------
+    bytes_per_row : int
+    """
+    n_values = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
+    return int(np.ceil(n_values * (_INPUT_BYTES_PER_VALUE + 2 * X.dtype.itemsize)))
+
+
 def _run_in_threads(function, chunks, n_jobs):
     """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1."""
     if n_jobs == 1 or len(chunks) <= 1:
@@ -116,7 +138,8 @@ def transform_in_chunks(
     dtype : numpy dtype
         Output dtype.
     bytes_per_row : int
-        Temporary memory ``transform_chunk`` needs per row, used to size chunks.
+        Temporary memory ``transform_chunk`` needs per row, used to size
+        chunks; the chunk's copy and conversions of its input are added.
     max_chunk_mib : float, default=MAX_CHUNK_MIB
         Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
     n_jobs : int, default=None
@@ -136,7 +159,8 @@ def transform_in_chunks(
     n_jobs = effective_n_jobs(n_jobs)
     X_new = np.empty((n_samples, n_output_features), dtype=dtype)
     chunks = parallel_row_chunks(
-        n_samples, bytes_per_row, n_jobs, exact_rows, max_chunk_mib=max_chunk_mib
+        n_samples, bytes_per_row + input_bytes_per_row(X), n_jobs, exact_rows,
+        max_chunk_mib=max_chunk_mib,
     )
 
     def run(rows):
@@ -147,14 +171,18 @@ def transform_in_chunks(
 
 
 def sparse_transform_in_chunks(
-    X, transform_chunk, bytes_per_row, n_jobs=None, max_chunk_mib=MAX_CHUNK_MIB
+    X, transform_chunk, indptr, dtype, n_output_features, bytes_per_row,
+    n_jobs=None, max_chunk_mib=MAX_CHUNK_MIB,
 ):
-    """Apply ``transform_chunk`` to row chunks of ``X`` and stack the CSR pieces.
+    """Apply ``transform_chunk`` to row chunks of ``X``, into one preallocated CSR.
 
-    For transforms with a sparse output whose rows do not depend, bit for
-    bit, on the other rows of their chunk. The pieces are concatenated
-    without re-sorting or re-summing, so the output has exactly the data,
-    indices and index dtype of the pieces.
+    For transforms with a sparse output whose number of nonzeros per row is
+    known beforehand, and whose rows do not depend, bit for bit, on the
+    other rows of their chunk. The output's data and indices are allocated
+    once and each chunk's piece is copied into its place as soon as it is
+    computed, so the memory beyond the output is that of the chunks being
+    transformed, never a second copy of the output (as stacking the pieces
+    at the end would need).
 
     Parameters
     ----------
@@ -162,9 +190,17 @@ def sparse_transform_in_chunks(
         Validated input; sparse input must support row slicing (CSR).
     transform_chunk : callable
         ``transform_chunk(X_chunk)`` returns the CSR matrix of the rows of
-        ``X_chunk``; it must be thread-safe.
+        ``X_chunk``, with the nonzeros ``indptr`` gives them; it must be
+        thread-safe.
+    indptr : ndarray of shape (n_samples + 1,)
+        Row pointers of the output; their dtype is that of its indices.
+    dtype : numpy dtype
+        Dtype of the output's values.
+    n_output_features : int
+        Width of the output.
     bytes_per_row : int
-        Temporary memory ``transform_chunk`` needs per row, used to size chunks.
+        Temporary memory ``transform_chunk`` needs per row, used to size
+        chunks; the chunk's copy and conversions of its input are added.
     n_jobs : int, default=None
         Number of threads transforming chunks at once (see
         :func:`transform_in_chunks`).
@@ -176,28 +212,20 @@ def sparse_transform_in_chunks(
     X_new : csr_matrix of shape (n_samples, n_output_features)
     """
     n_jobs = effective_n_jobs(n_jobs)
+    data = np.empty(int(indptr[-1]), dtype=dtype)
+    indices = np.empty(int(indptr[-1]), dtype=indptr.dtype)
     chunks = parallel_row_chunks(
-        X.shape[0], bytes_per_row, n_jobs, True, max_chunk_mib=max_chunk_mib
+        X.shape[0], bytes_per_row + input_bytes_per_row(X), n_jobs, True,
+        max_chunk_mib=max_chunk_mib,
     )
-    if len(chunks) <= 1:
-        return transform_chunk(X)
-    pieces = _run_in_threads(lambda rows: transform_chunk(X[rows]), chunks, n_jobs)
-    nnz = np.cumsum([0] + [piece.nnz for piece in pieces])
-    index_dtype = np.result_type(*(piece.indices.dtype for piece in pieces))
-    if nnz[-1] > np.iinfo(index_dtype).max:
-        index_dtype = np.int64
-    indptr = np.concatenate(
-        [np.zeros(1, dtype=index_dtype)]
-        + [
-            (piece.indptr[1:] + offset).astype(index_dtype)
-            for piece, offset in zip(pieces, nnz)
-        ]
-    )
-    return sp.csr_matrix(
-        (
-            np.concatenate([piece.data for piece in pieces]),
-            np.concatenate([piece.indices for piece in pieces]).astype(index_dtype, copy=False),
-            indptr,
-        ),
-        shape=(X.shape[0], pieces[0].shape[1]),
-    )
+
+    def run(rows):
+        piece = transform_chunk(X[rows])
+        place = slice(indptr[rows.start], indptr[rows.stop])
+        if piece.nnz != place.stop - place.start:
+            raise RuntimeError("A chunk's transform has an unexpected number of nonzeros.")
+        data[place] = piece.data
+        indices[place] = piece.indices
+
+    _run_in_threads(run, chunks, n_jobs)
+    return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], n_output_features))

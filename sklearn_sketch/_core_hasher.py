@@ -29,6 +29,7 @@ from ._minhash import (
     oph_sort_keys,
 )
 from ._incremental import check_partial_fit_features
+from ._sparse import dense_to_csr
 from ._validation import validate_features
 
 # Pairwise independence is all the densification probes need.
@@ -53,6 +54,12 @@ def _canonical_csr(X):
         X.sum_duplicates()
         X.eliminate_zeros()
     return X
+
+
+def _index_dtype(n_columns, nnz):
+    """int32 for the indices of a CSR output when they and its nnz fit, else int64."""
+    fits_int32 = max(n_columns, nnz) <= np.iinfo(np.int32).max
+    return np.dtype(np.int32 if fits_int32 else np.int64)
 
 
 class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -337,19 +344,44 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if X_dask is not None:
             return X_dask
         X = validate_features(self, X, reset=False)
-        X = _canonical_csr(X)
+        k = self.n_components
+        if sp.issparse(X):
+            X = _canonical_csr(X)  # a copy only when not canonical already
+            nonempty = np.diff(X.indptr) > 0
+
+            def transform_chunk(X_chunk):
+                return self._transform_csr(X_chunk)
+
+        else:
+            # Dense rows are converted to CSR chunk by chunk, never whole.
+            nonempty = X.any(axis=1)
+
+            def transform_chunk(X_chunk):
+                return self._transform_csr(dense_to_csr(X_chunk))
+
+        # Every nonempty row has exactly k nonzeros, so the output can be
+        # allocated before hashing, and the chunks' pieces copied into it.
+        n_nonempty = int(np.count_nonzero(nonempty))
+        index_dtype = _index_dtype(k * self._block_width, n_nonempty * k)
+        indptr = np.zeros(X.shape[0] + 1, dtype=index_dtype)
+        np.cumsum(nonempty, dtype=index_dtype, out=indptr[1:])
+        indptr *= index_dtype.type(k)
+        del nonempty
         # Rows are hashed independently, bit for bit: chunks of rows are
-        # hashed (in threads with n_jobs) and their CSR pieces stacked, so
-        # the temporaries (positions, locations, values, codes: about 72
-        # bytes per row and hash, measured) stay bounded however many rows
-        # there are. Chunks are large (up to _MAX_CHUNK_MIB) because each
-        # chunk regenerates the projection blocks of the features it
-        # touches; a single job on up to ~14000 rows at k=256 is one chunk.
-        bytes_per_row = 72 * self.n_components
+        # hashed (in threads with n_jobs) into the output, so the
+        # temporaries (positions, locations, values, codes: about 72 bytes
+        # per row and hash, measured) stay bounded however many rows there
+        # are. Chunks are large (up to _MAX_CHUNK_MIB) because each chunk
+        # regenerates the projection blocks of the features it touches; a
+        # single job on up to ~14000 rows at k=256 is one chunk.
+        bytes_per_row = 72 * k
         max_chunk_mib = _MAX_CHUNK_MIB if effective_n_jobs(self.n_jobs) == 1 else 16
         return sparse_transform_in_chunks(
             X,
-            self._transform_csr,
+            transform_chunk,
+            indptr,
+            X.dtype,
+            self._n_features_out,
             bytes_per_row,
             n_jobs=self.n_jobs,
             max_chunk_mib=max_chunk_mib,
@@ -365,8 +397,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         n_nonempty = int(nonempty.sum())
 
         width = self._block_width
-        fits_int32 = max(k * width, n_nonempty * k) <= np.iinfo(np.int32).max
-        index_dtype = np.int32 if fits_int32 else np.int64
+        index_dtype = _index_dtype(k * width, n_nonempty * k)
         # The column codes, and for "core2" the hashed values, are written
         # chunk by chunk of hashed rows while the positions are in cache.
         codes = np.empty((n_nonempty, k), dtype=index_dtype)

@@ -22,7 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import parallel_row_chunks, transform_in_chunks
+from ._chunking import input_bytes_per_row, parallel_row_chunks, transform_in_chunks
 from ._dask import maybe_transform_dask
 from ._incremental import reservoir_update
 from ._validation import validate_features
@@ -516,9 +516,11 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         # Threads share the work across row chunks when there are several;
         # otherwise pairwise_kernels shares one chunk's kernel block.
         n_jobs = effective_n_jobs(self.n_jobs)
+        # The chunks of transform_in_chunks, which adds the input's share.
         n_chunks = len(
             parallel_row_chunks(
-                X.shape[0], bytes_per_row, n_jobs, False, max_chunk_mib=_MAX_CHUNK_MIB
+                X.shape[0], bytes_per_row + input_bytes_per_row(X), n_jobs, False,
+                max_chunk_mib=_MAX_CHUNK_MIB,
             )
         )
         kernel_n_jobs = self.n_jobs if n_chunks == 1 else None

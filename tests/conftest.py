@@ -1,9 +1,20 @@
-"""Shared fixtures: access to the real data sets.
+"""Shared fixtures: access to the real data sets, seeds of the statistical tests.
 
 Tests that need ``../shared/datasets`` take the ``data_home`` fixture. Where
 the data folder is missing they are skipped with the reason shown in the
 summary (``pytest -ra``); in CI (``CI=true``) a missing data set fails them
 instead, so that a broken checkout cannot pass by skipping.
+
+The statistical tests (marked ``statistical``; select them with
+``pytest -m statistical``) compare Monte-Carlo estimates with the theory
+within a stated number of standard errors. Their random draws use fixed
+seeds, passed through :func:`statistical_seed` or :func:`statistical_seeds`,
+which move them by ``SEED_STRIDE`` times the integer in the environment
+variable ``SKLEARN_SKETCH_TEST_SEED_OFFSET`` (default 0, the seeds CI
+runs). Another offset reruns every statistical test on fresh, disjoint
+seeds; ``tools/rerun_statistical_tests.py`` does that for many offsets and
+counts the failures. The data of a test (the rows whose kernel is
+estimated) stay fixed: its tolerance is derived for those rows.
 """
 
 import os
@@ -47,3 +58,68 @@ def require_data(data_home, *parts):
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+SEED_OFFSET_VARIABLE = "SKLEARN_SKETCH_TEST_SEED_OFFSET"
+# Each offset moves the seeds by more than any test's number of draws (at
+# most 100,000), so reruns with different offsets use disjoint seeds; and
+# offsets up to 4000 keep them below 2**32, the limit of
+# numpy.random.RandomState.
+SEED_STRIDE = 1_000_000
+_MAX_SEED_OFFSET = (2**32 - 1) // SEED_STRIDE - 1
+
+
+def seed_offset():
+    """The rerun number from ``$SKLEARN_SKETCH_TEST_SEED_OFFSET`` (default 0)."""
+    value = os.environ.get(SEED_OFFSET_VARIABLE, "").strip() or "0"
+    try:
+        offset = int(value)
+    except ValueError:
+        offset = -1
+    if not 0 <= offset <= _MAX_SEED_OFFSET:
+        raise pytest.UsageError(
+            f"{SEED_OFFSET_VARIABLE} must be an integer from 0 to "
+            f"{_MAX_SEED_OFFSET}, got {value!r}."
+        )
+    return offset
+
+
+def statistical_seed(seed=0):
+    """The fixed ``seed`` of a statistical test, moved to the rerun's seeds.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        The seed the test uses with offset 0 (below ``SEED_STRIDE``).
+
+    Returns
+    -------
+    seed : int
+    """
+    return seed + SEED_STRIDE * seed_offset()
+
+
+def statistical_seeds(n_seeds, start=0):
+    """``range(start, start + n_seeds)`` moved to the rerun's seeds.
+
+    Parameters
+    ----------
+    n_seeds : int
+        Number of consecutive seeds (independent draws).
+    start : int, default=0
+        First seed with offset 0.
+
+    Returns
+    -------
+    seeds : range
+    """
+    first = statistical_seed(start)
+    return range(first, first + n_seeds)
+
+
+def pytest_report_header(config):
+    # A failure seen with another offset must be reproducible from the log.
+    offset = seed_offset()
+    if offset:
+        return f"statistical tests: {SEED_OFFSET_VARIABLE}={offset}"
+    return None

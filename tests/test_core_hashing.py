@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from sklearn_sketch import CoREHasher
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
-from conftest import require_data
+from conftest import require_data, statistical_seed
 
 N_DRAWS = 100_000
 
@@ -112,15 +112,17 @@ def _check_mean_and_variance(samples, kernel, variance):
     assert abs(var - variance) < 0.10 * variance, (var, variance)
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("binary", [False, True], ids=["real", "binary"])
 @pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])
 def test_oracle_true_permutations(kernel, binary):
     u, v = _pair(binary)
     kernel_value, variance = _theory(u, v)[kernel]
-    samples = _oracle(u, v, N_DRAWS, seed=0)[kernel]
+    samples = _oracle(u, v, N_DRAWS, seed=statistical_seed(0))[kernel]
     _check_mean_and_variance(samples, kernel_value, variance)
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("binary", [False, True], ids=["real", "binary"])
 @pytest.mark.parametrize(
     "kernel, projection",
@@ -142,7 +144,7 @@ def test_hasher_mean_and_variance(kernel, projection, binary):
         kernel=kernel,
         projection=projection,
         b_bits=None,
-        random_state=0,
+        random_state=statistical_seed(0),
     )
     _check_mean_and_variance(samples, kernel_value, variance)
 
@@ -157,6 +159,7 @@ def test_theory_matches_exact_kernels():
     assert resemblance_kernel(X)[0, 1] == pytest.approx(theory["resemblance"][0])
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("n_components", [1, 7, 64])
 def test_oph_collision_probability(n_components):
     # Each draw is one permutation (the hash CoREHasher(hashing="oph") uses,
@@ -175,7 +178,7 @@ def test_oph_collision_probability(n_components):
     u, v = _pair(True)
     X = sp.csr_matrix(np.vstack([u, v]))
     R = resemblance_kernel(X)[0, 1]
-    rng = np.random.RandomState(0)
+    rng = np.random.RandomState(statistical_seed(0))
     n_draws = 4000
     estimates = np.empty(n_draws)
     for draw in range(n_draws):
@@ -193,6 +196,7 @@ def test_oph_collision_probability(n_components):
     assert estimates.var() < 1.1 * (R - R**2) / n_components
 
 
+@pytest.mark.statistical
 def test_oph_hasher_estimates_resemblance():
     # The same through the estimator: many rows, one fit, k = 256; the mean
     # of the estimated resemblances over 300 pairs of rows matches the mean
@@ -204,7 +208,7 @@ def test_oph_hasher_estimates_resemblance():
     X.data = rng.standard_normal(X.nnz)
     k = 256
     Z = CoREHasher(k, kernel="resemblance", hashing="oph", b_bits=None,
-                   random_state=0).fit_transform(X)
+                   random_state=statistical_seed(0)).fit_transform(X)
     A, B = Z[:300], Z[300:]
     estimated = np.asarray(A.multiply(B).sum(axis=1)).ravel()
     R = np.diag(resemblance_kernel(X[:300], X[300:]))
@@ -212,6 +216,7 @@ def test_oph_hasher_estimates_resemblance():
     assert abs(estimated.mean() - R.mean()) < 4 * se
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("b_bits", [1, 2])
 @pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])
 def test_b_bit_bias_matches_prediction(kernel, b_bits):
@@ -225,14 +230,14 @@ def test_b_bit_bias_matches_prediction(kernel, b_bits):
     R = theory["resemblance"][0]
     rho = theory["core1"][0] / R
     miss = 2.0**-b_bits
-    oracle = _oracle(u, v, N_DRAWS, seed=1)
+    oracle = _oracle(u, v, N_DRAWS, seed=statistical_seed(1))
     predicted = {
         "resemblance": R + (1 - R) * miss,
         "core1": rho * (R + (1 - R) * miss),
         "core2": theory["core2"][0] + miss * oracle["core2_miss"].mean(),
     }[kernel]
     samples = _per_hash(
-        u, v, N_DRAWS // 2, kernel=kernel, b_bits=b_bits, random_state=2
+        u, v, N_DRAWS // 2, kernel=kernel, b_bits=b_bits, random_state=statistical_seed(2)
     )
     se = samples.std() / np.sqrt(samples.size)
     # The oracle's estimate of the type 2 miss term has its own error.
@@ -245,6 +250,7 @@ def test_b_bit_bias_matches_prediction(kernel, b_bits):
     assert abs(predicted - unbiased) > 4 * se_total
 
 
+@pytest.mark.statistical
 def test_minwise_collisions_on_mnist_pixels(data_home):
     # MATH.md: a plain linear hash of consecutive pixel indices is not
     # min-wise independent. On pairs of MNIST digits (structured supports of
@@ -256,7 +262,9 @@ def test_minwise_collisions_on_mnist_pixels(data_home):
     X, _ = load_mnist(data_home, subset="test")
     X = X[:12]
     k = 20_000
-    hasher = CoREHasher(k, kernel="resemblance", b_bits=None, random_state=0)
+    hasher = CoREHasher(
+        k, kernel="resemblance", b_bits=None, random_state=statistical_seed(0)
+    )
     Z = hasher.fit_transform(X)
     estimated = (Z @ Z.T).toarray()
     R = resemblance_kernel(X)

@@ -14,6 +14,8 @@ from sklearn_sketch._hashing import (
     polynomial_hash,
 )
 
+from conftest import statistical_seed
+
 P = int(MERSENNE_PRIME)
 
 
@@ -59,12 +61,13 @@ def _hash_many(coefficients, key):
     return polynomial_hash(coefficients.T, keys)
 
 
+@pytest.mark.statistical
 def test_bucket_hash_is_pairwise_independent():
     # Two structured keys (neighbouring feature indices); over many draws of
     # a 2-wise independent hash the pair of buckets must be uniform on
     # R x R. A chi-square test at level 1e-4 flakes once in 10,000 seeds.
     n_draws, n_buckets = 40000, 8
-    coefficients = draw_polynomial_hashes(np.random.RandomState(0), n_draws, 2)
+    coefficients = draw_polynomial_hashes(np.random.RandomState(statistical_seed(0)), n_draws, 2)
     first = hash_to_buckets(_hash_many(coefficients, 1000), n_buckets)
     second = hash_to_buckets(_hash_many(coefficients, 1001), n_buckets)
     counts = np.bincount(first * n_buckets + second, minlength=n_buckets**2)
@@ -75,11 +78,12 @@ def test_bucket_hash_is_pairwise_independent():
     assert abs(rate - 1 / n_buckets) < 4 * standard_error
 
 
+@pytest.mark.statistical
 def test_sign_hash_is_four_wise_independent():
     # Four keys, 4-wise independent signs: the 16 joint sign patterns are
     # uniform, so every product of 2, 3 or 4 distinct signs has mean 0.
     n_draws = 40000
-    coefficients = draw_polynomial_hashes(np.random.RandomState(1), n_draws, 4)
+    coefficients = draw_polynomial_hashes(np.random.RandomState(statistical_seed(1)), n_draws, 4)
     keys = [7, 8, 9, 2**35 + 1]
     signs = np.array([hash_to_signs(_hash_many(coefficients, k), np.float64) for k in keys])
     patterns = ((signs > 0).astype(int) * (1 << np.arange(4))[:, None]).sum(axis=0)
@@ -90,13 +94,14 @@ def test_sign_hash_is_four_wise_independent():
         assert abs(product.mean()) < 4 * standard_error
 
 
+@pytest.mark.statistical
 def test_linear_hash_signs_fail_the_four_wise_check():
     # Negative control for the test above: a linear (2-wise) family is
     # pairwise but not 4-wise independent. For keys in arithmetic progression
     # h(7) + h(10) = h(8) + h(9) (mod P), which ties the four parities
     # together: the mean of the 4-fold sign product is about 1/3, not 0.
     n_draws = 40000
-    coefficients = draw_polynomial_hashes(np.random.RandomState(2), n_draws, 2)
+    coefficients = draw_polynomial_hashes(np.random.RandomState(statistical_seed(2)), n_draws, 2)
     signs = np.array(
         [hash_to_signs(_hash_many(coefficients, k), np.float64) for k in (7, 8, 9, 10)]
     )

@@ -27,7 +27,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 from sklearn_sketch import KernelJL
 
-from conftest import require_data
+from conftest import require_data, statistical_seed, statistical_seeds
 
 
 def _closed_form(X_sub, Q, center=False, **kernel_params):
@@ -62,6 +62,7 @@ def _gram_draws(X, Q, seeds, **params):
     return np.array(grams)
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("center", [False, True])
 def test_mean_matches_closed_form(center):
     # With n_subsample == n_samples the subsample is X itself whatever the
@@ -70,7 +71,9 @@ def test_mean_matches_closed_form(center):
     X = rng.normal(size=(12, 3))
     Q = rng.normal(size=(4, 3))
     d, n_draws = 8, 2000
-    grams = _gram_draws(X, Q, range(n_draws), n_components=d, gamma=0.3, center=center)
+    grams = _gram_draws(
+        X, Q, statistical_seeds(n_draws), n_components=d, gamma=0.3, center=center
+    )
     mean, var_times_d = _closed_form(X, Q, center=center, metric="rbf", gamma=0.3)
 
     # The mean of n_draws independent draws has standard error
@@ -97,36 +100,42 @@ def test_mean_matches_closed_form(center):
     assert_allclose(diagonal.var(axis=0, ddof=1), expected_var, rtol=4 * relative_se)
 
 
+@pytest.mark.statistical
 def test_error_of_one_draw_falls_like_inverse_sqrt_d():
     rng = np.random.RandomState(1)
     X = rng.normal(size=(40, 4))
     Q = rng.normal(size=(15, 4))
     mean, _ = _closed_form(X, Q, metric="rbf", gamma=0.25)
     dims = 2 ** np.arange(4, 11)  # 16 .. 1024
-    n_draws = 40
+    n_draws = 80
     rms_errors = []
     for d in dims:
-        grams = _gram_draws(X, Q, range(n_draws), n_components=d, gamma=0.25)
+        grams = _gram_draws(X, Q, statistical_seeds(n_draws), n_components=d, gamma=0.25)
         errors = np.linalg.norm(grams - mean, axis=(1, 2)) / np.linalg.norm(mean)
         rms_errors.append(np.sqrt(np.mean(errors**2)))
     slope = np.polyfit(np.log(dims), np.log(rms_errors), 1)[0]
     # E[error^2] is exactly proportional to 1 / d (a sum of d i.i.d. terms),
-    # so the slope of the log RMS error is -1/2 up to sampling noise. The
-    # relative error is dominated by the 15 x 15 Gram entries' common
-    # fluctuation, so the squared error of one draw has a relative spread of
-    # order 1 and its mean over 40 draws about 0.2; that puts about 0.1 of
-    # noise in each log RMS error and, over the spread of log d (sd 1.4,
-    # 7 points), about 0.03 in the fitted slope: -0.6..-0.4 is 3 of those.
-    assert -0.6 < slope < -0.4
+    # so the slope of the log RMS error is -1/2 up to sampling noise. That
+    # noise is large: the relative error is dominated by the common
+    # fluctuation of the 15 x 15 Gram entries, so the squared error of one
+    # draw is heavy-tailed. Its standard deviation was measured over 24 seed
+    # offsets (SKLEARN_SKETCH_TEST_SEED_OFFSET): 0.048 with 40 draws per d
+    # (an earlier +-0.1 band, from an estimate of 0.03, failed one rerun in
+    # 20), 0.028 with these 80 draws (slopes -0.58 to -0.46, mean -0.507).
+    # +-0.12 is 4.3 of those; a wrong power of d (-1 or 0) is far outside.
+    assert -0.62 < slope < -0.38
 
 
+@pytest.mark.statistical
 def test_projection_is_gram_times_standard_normal():
     # Independent of how Z is drawn: Z^T = K^{-1} W / c must look like
     # i.i.d. N(0, 1) entries (n d = 2000 of them).
     rng = np.random.RandomState(2)
     X = rng.normal(size=(500, 3))
     n, d = 40, 50
-    kjl = KernelJL(n_components=d, n_subsample=n, gamma=1.0, random_state=0).fit(X)
+    kjl = KernelJL(
+        n_components=d, n_subsample=n, gamma=1.0, random_state=statistical_seed(0)
+    ).fit(X)
     assert kjl.n_subsample_ == n
     assert_array_equal(np.sort(kjl.component_indices_), kjl.component_indices_)
     assert_array_equal(kjl.components_, X[kjl.component_indices_])
@@ -169,6 +178,7 @@ def test_centered_features_have_zero_mean_over_the_subsample():
             assert_array_equal(kjl.offset_, 0)
 
 
+@pytest.mark.statistical
 def test_centering_recovers_digit_clusters():
     # Uncentered, the features' mean is the leading direction of Sigma_n and
     # cubing its eigenvalue buries the classes (measured NMI 0.10-0.12 on
@@ -187,18 +197,19 @@ def test_centering_recovers_digit_clusters():
         )
         return normalized_mutual_info_score(y, model.fit_predict(X))
 
-    centered = [nmi(True, seed) for seed in range(3)]
-    uncentered = [nmi(False, seed) for seed in range(3)]
+    centered = [nmi(True, seed) for seed in statistical_seeds(3)]
+    uncentered = [nmi(False, seed) for seed in statistical_seeds(3)]
     assert np.mean(centered) > 0.55
     assert np.mean(uncentered) < 0.3
 
 
+@pytest.mark.statistical
 def test_subsample_is_uniform():
     # Each index is in the subsample with probability n / N = 0.25; over 400
     # seeds a count has mean 100 and sd sqrt(400 * 0.25 * 0.75) = 8.7.
     X = np.arange(20.0).reshape(-1, 1)
     counts = np.zeros(20)
-    for seed in range(400):
+    for seed in statistical_seeds(400):
         kjl = KernelJL(n_components=2, n_subsample=5, random_state=seed).fit(X)
         counts[kjl.component_indices_] += 1
         assert len(set(kjl.component_indices_)) == 5  # without replacement
@@ -386,6 +397,7 @@ def test_other_errors_are_clear():
 # ------------------------------------------------------------- real data
 
 
+@pytest.mark.statistical
 def test_pendigits_clustering_is_close_to_nystroem(data_home):
     from sklearn.kernel_approximation import Nystroem
 
@@ -401,12 +413,16 @@ def test_pendigits_clustering_is_close_to_nystroem(data_home):
         labels = KMeans(n_clusters=10, n_init=3, random_state=seed).fit_predict(features)
         return normalized_mutual_info_score(y, labels)
 
-    seeds = range(3)
+    seeds = statistical_seeds(3)
     kjl = [nmi(KernelJL(n_components=50, n_subsample=300, gamma=gamma), s) for s in seeds]
     nys = [nmi(Nystroem(n_components=300, gamma=gamma), s) for s in seeds]
-    # Measured (seeds 0-2): K-JL 0.675-0.686, Nystroem 0.695-0.720, plain
-    # k-means 0.70 on these rows. The 3-seed means differ by 0.02 with a
-    # standard error of about 0.01, so a margin of 0.05 is the gap plus 3
-    # standard errors; a broken sketch (wrong Gram matrix, Z or scaling)
-    # gives features that cluster far worse.
-    assert np.mean(kjl) > np.mean(nys) - 0.05
+    # K-JL keeps 50 of the 300 dimensions Nystroem keeps, and clusters a
+    # little worse: over seed offsets 0-10 (SKLEARN_SKETCH_TEST_SEED_OFFSET)
+    # the gap of the 3-seed means was 0.047 on average, with a standard
+    # deviation of 0.014 (Nystroem's NMI varies most, 0.69-0.77; plain
+    # k-means gives 0.70). An earlier margin of 0.05, taken from seeds 0-2
+    # alone (a gap of 0.02 there), failed one rerun in three. The margin is
+    # the mean gap plus 4 standard deviations, 0.10, rounded up to 0.11 for
+    # the uncertainty of a deviation measured on 11 reruns; a broken sketch
+    # (wrong Gram matrix or Z) gives features that cluster far worse.
+    assert np.mean(kjl) > np.mean(nys) - 0.11

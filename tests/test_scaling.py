@@ -22,6 +22,8 @@ from sklearn_sketch import (
 from sklearn_sketch._chunking import parallel_row_chunks
 from sklearn_sketch._incremental import reservoir_update
 
+from conftest import statistical_seeds
+
 
 def _data(n_samples=600, n_features=40, density=0.3, seed=0, dtype=np.float64):
     rng = np.random.RandomState(seed)
@@ -101,13 +103,14 @@ def _reservoir(batches, n_reservoir, seed):
     return reservoir
 
 
+@pytest.mark.statistical
 def test_reservoir_is_a_uniform_subsample():
     # Batches of uneven sizes, smaller and larger than the reservoir.
     batches, n_reservoir = [7, 1, 0, 20, 3, 9], 10
     n_items, n_trials = sum(batches), 2000
     counts = np.zeros(n_items)
     pair_first_two = 0
-    for seed in range(n_trials):
+    for seed in statistical_seeds(n_trials):
         reservoir = _reservoir(batches, n_reservoir, seed)
         assert np.unique(reservoir).size == n_reservoir and reservoir.min() >= 0
         counts[reservoir] += 1
@@ -119,6 +122,7 @@ def test_reservoir_is_a_uniform_subsample():
     assert abs(pair_first_two / n_trials - p_pair) < 4 * np.sqrt(p_pair * (1 - p_pair) / n_trials)
 
 
+@pytest.mark.statistical
 def test_reservoir_chi_square_detects_a_biased_sampler():
     # The same statistic on a sampler that favours later items (each item of a
     # batch replaces a slot with probability n / n_seen_before_batch, too
@@ -126,7 +130,7 @@ def test_reservoir_chi_square_detects_a_biased_sampler():
     batches, n_reservoir = [7, 1, 0, 20, 3, 9], 10
     n_items, n_trials = sum(batches), 2000
     counts = np.zeros(n_items)
-    for seed in range(n_trials):
+    for seed in statistical_seeds(n_trials):
         rng = np.random.RandomState(seed)
         reservoir = np.arange(n_reservoir)
         n_seen = 0
@@ -142,12 +146,13 @@ def test_reservoir_chi_square_detects_a_biased_sampler():
     assert _chi_square_uniform_inclusion(counts, n_trials, n_reservoir / n_items) < 1e-6
 
 
+@pytest.mark.statistical
 def test_kernel_jl_partial_fit_subsample_is_uniform():
     X = np.arange(30.0)[:, None] * np.ones((1, 2))  # row i identifies item i
     batches = np.split(np.arange(30), [4, 5, 17])
     n_subsample, n_trials = 5, 300
     counts = np.zeros(30)
-    for seed in range(n_trials):
+    for seed in statistical_seeds(n_trials):
         kjl = KernelJL(n_components=3, n_subsample=n_subsample, gamma=0.1, random_state=seed)
         for rows in batches:
             kjl.partial_fit(X[rows])

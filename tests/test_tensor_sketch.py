@@ -27,6 +27,8 @@ from sklearn_sketch._tensor_sketch import (
     SIGN_HASH_INDEPENDENCE,
 )
 
+from conftest import statistical_seed, statistical_seeds
+
 # ---------------------------------------------------------------------------
 # Oracles
 
@@ -74,9 +76,9 @@ def sketched_products(x, y, n_draws, **params):
     # Parameter validation and finiteness checks are exercised elsewhere;
     # skipping them keeps thousands of fits fast.
     with config_context(assume_finite=True, skip_parameter_validation=True):
-        for seed in range(n_draws):
+        for draw, seed in enumerate(statistical_seeds(n_draws)):
             Z = TensorSketch(random_state=seed, **params).fit_transform(X)
-            products[seed] = Z[0] @ Z[1]
+            products[draw] = Z[0] @ Z[1]
     return products
 
 
@@ -135,6 +137,7 @@ def test_equals_scikit_learn_polynomial_count_sketch_with_same_hashes(degree, co
 # Statistics: unbiasedness and variance
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize(
     "degree, gamma, coef0", [(2, 1.0, 0.0), (3, 0.5, 1.0), (4, 1.0, 0.5)]
 )
@@ -194,12 +197,15 @@ def count_sketch_products_vectorized(x, y, n_components, n_draws, seed):
     return (Cx * Cy).reshape(n_draws, n_components).sum(axis=1)
 
 
+@pytest.mark.statistical
 def test_degree_one_variance_matches_exact_count_sketch_variance():
     rng = np.random.RandomState(3)
     x, y = rng.uniform(0.5, 1.5, size=(2, 48)) * rng.choice([-1, 1], size=(2, 48))
     y += 0.5 * x  # correlated rows make the second term of the formula matter
     n_components, n_draws = 4, 40000
-    products = count_sketch_products_vectorized(x, y, n_components, n_draws, seed=0)
+    products = count_sketch_products_vectorized(
+        x, y, n_components, n_draws, seed=statistical_seed(0)
+    )
     expected = count_sketch_variance(x, y, n_components)
     standard_error = products.std(ddof=1) / np.sqrt(n_draws)
     assert abs(products.mean() - np.dot(x, y)) < 4 * standard_error
@@ -220,6 +226,7 @@ def test_degree_one_variance_matches_exact_count_sketch_variance():
     assert abs(variance - expected) < 4 * variance_error
 
 
+@pytest.mark.statistical
 def test_unbiased_for_feature_indices_beyond_32_bits():
     # Feature indices near 2**33 use the general 61-bit arithmetic; the
     # estimate must stay unbiased.
@@ -233,9 +240,9 @@ def test_unbiased_for_feature_indices_beyond_32_bits():
     exact = np.dot(x, y) ** 2
     products = np.empty(1500)
     with config_context(assume_finite=True, skip_parameter_validation=True):
-        for seed in range(products.size):
+        for draw, seed in enumerate(statistical_seeds(products.size)):
             Z = TensorSketch(n_components=8, degree=2, random_state=seed).fit_transform(rows)
-            products[seed] = Z[0] @ Z[1]
+            products[draw] = Z[0] @ Z[1]
     standard_error = products.std(ddof=1) / np.sqrt(products.size)
     assert abs(products.mean() - exact) < 4 * standard_error
 
