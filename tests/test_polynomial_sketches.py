@@ -73,7 +73,7 @@ def mean_and_variance_errors(samples):
 # The Hadamard transform
 
 
-@pytest.mark.parametrize("d", [1, 2, 8, 64, 128, 1024])
+@pytest.mark.parametrize("d", [1, 2, 8, 32, 64, 128, 1024, 8192])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fwht_equals_hadamard_matrix(d, dtype):
     rng = np.random.RandomState(d)
@@ -83,6 +83,24 @@ def test_fwht_equals_hadamard_matrix(d, dtype):
     assert result.dtype == dtype and result.shape == U.shape
     # float32: d additions of O(1) values, relative error ~ d * 6e-8.
     assert_allclose(result, expected, atol=(1e-4 if dtype == np.float32 else 1e-10) * d)
+
+
+@pytest.mark.parametrize("d", [64, 1024, 8192])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fwht_rows_are_bitwise_independent_of_their_batch(d, dtype):
+    # The transform goes through BLAS products batched over rows: a row's
+    # result must not depend on how many rows share its call, where it sits,
+    # or what the other rows hold (values spread over many binades, so any
+    # change in the order of the additions would show in the last bits).
+    rng = np.random.RandomState(d)
+    U = (rng.randn(67, d) * np.exp(4 * rng.randn(67, d))).astype(dtype)
+    whole = fwht(U.copy())
+    for start, stop in [(0, 1), (5, 6), (3, 20), (30, 67), (1, 66)]:
+        assert_array_equal(fwht(U[start:stop].copy()), whole[start:stop])
+    repeated = fwht(np.repeat(U[7:8], 45, axis=0))
+    assert_array_equal(repeated, np.repeat(whole[7:8], 45, axis=0))
+    # A 3-d batch (rows, blocks, d) is the same rows.
+    assert_array_equal(fwht(U[:66].reshape(22, 3, d).copy()).reshape(66, d), whole[:66])
 
 
 def test_fwht_rejects_non_power_of_two():
