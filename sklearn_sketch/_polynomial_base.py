@@ -130,7 +130,7 @@ def _hadamard_factor_sizes(d):
 def _fwht_butterflies(rows):
     """log2(d) butterfly levels between ping-pong buffers (elementwise only)."""
     n, d = rows.shape
-    source, target = rows, np.empty_like(rows)
+    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
     half = 1
     while half < d:
         pairs = source.reshape(n, d // (2 * half), 2, half)
@@ -146,7 +146,7 @@ def _fwht_kronecker(rows):
     """One batched product per Kronecker factor, batched over rows (see above)."""
     n, d = rows.shape
     sizes = _hadamard_factor_sizes(d)
-    source, target = rows, np.empty_like(rows)
+    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
     prefix = 1
     for f in sizes[:-1]:
         # Mode product with the factor of this tensor axis: H_f @ (f, suffix)
@@ -178,13 +178,13 @@ def fwht(U):
     H_f2 (x) ...`` with factors of at most 32 (``sum(f) = 64`` for
     ``d = 1024``), done by batched BLAS products, with no Python loop over
     rows or columns; below ``d = 64`` by ``log2(d)`` elementwise butterfly
-    levels. ``U`` (C-contiguous) may be overwritten and the result may share
+    levels. ``U`` may be overwritten and the result may share
     its memory. Each row's result depends on that row alone, bit for bit
     (the products are batched over rows and their +-1 terms are exact).
 
     Parameters
     ----------
-    U : ndarray, C-contiguous, real, last axis a power of two
+    U : ndarray, real, last axis a power of two
 
     Returns
     -------
@@ -201,7 +201,11 @@ def fwht(U):
     d = U.shape[-1]
     if d & (d - 1):
         raise ValueError(f"fwht needs a power-of-two length, got {d}.")
-    rows = U.reshape(-1, d)  # a view: U is C-contiguous
+    # The products write through reshaped views of C-ordered buffers, so the
+    # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
+    # array is not, and a reshape of it would be a copy that drops the
+    # writes. A copy is made only in that case.
+    rows = np.ascontiguousarray(U).reshape(-1, d)
     if d < _MIN_KRONECKER_LENGTH:
         result = _fwht_butterflies(rows)
     else:

@@ -103,6 +103,25 @@ def test_fwht_rows_are_bitwise_independent_of_their_batch(d, dtype):
     assert_array_equal(fwht(U[:66].reshape(22, 3, d).copy()).reshape(66, d), whole[:66])
 
 
+@pytest.mark.parametrize("d", [8, 2048])
+def test_fwht_of_non_contiguous_input(d):
+    # Gathered columns come out F-ordered, and so does an elementwise product
+    # of them: the transform must not write into a discarded reshaped copy.
+    rng = np.random.RandomState(0)
+    U = np.asfortranarray(rng.randn(5, d))[:, None, :] * np.ones((1, d))
+    assert not U.flags.c_contiguous
+    assert_allclose(fwht(U.copy(order="K")), U @ hadamard(d), atol=1e-9 * d)
+
+
+def test_tree_with_three_factor_hadamard_nodes():
+    # Node inputs of length 2048 take the three-factor Kronecker path
+    # (regression: the node sketches once came out as zeros there).
+    X = np.random.RandomState(0).rand(20, 30)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Z = PolynomialTreeSketch(n_components=2048, degree=3, random_state=0).fit_transform(X)
+    assert_allclose(Z @ Z.T, (X @ X.T) ** 3, atol=0.3)
+
+
 def test_fwht_rejects_non_power_of_two():
     with pytest.raises(ValueError, match="power-of-two"):
         fwht(np.ones((2, 6)))
