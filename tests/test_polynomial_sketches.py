@@ -41,6 +41,9 @@ VARIANTS = {
     "ctr-rademacher": lambda **kw: ComplexToRealSketch(projection="rademacher", **kw),
     "tree-srht": lambda **kw: PolynomialTreeSketch(base="tensorsrht", **kw),
     "tree-ts": lambda **kw: PolynomialTreeSketch(base="tensorsketch", **kw),
+    "tree-ts-hash": lambda **kw: PolynomialTreeSketch(
+        base="tensorsketch", buckets="hash", **kw
+    ),
 }
 
 
@@ -174,6 +177,73 @@ def test_ctr_rademacher_equals_explicit_complex_projection():
     assert_allclose(sketch.transform(X), expected, atol=1e-12)
 
 
+def explicit_count_sketch(buckets, signs, width, D):
+    """The dense (width, D) matrix of a Count Sketch."""
+    C = np.zeros((width, D))
+    C[np.arange(width), buckets] = signs
+    return C
+
+
+def cyclic_convolution(a, b):
+    D = a.shape[1]
+    return np.real(np.fft.ifft(np.fft.fft(a, axis=1) * np.fft.fft(b, axis=1), n=D, axis=1))
+
+
+@pytest.mark.parametrize("buckets", ["permutation", "hash"])
+@pytest.mark.parametrize("degree", [2, 3])
+def test_tree_tensorsketch_equals_explicit_formula(buckets, degree):
+    # The tree from its fitted hashes, leaf by leaf and node by node, with
+    # dense Count Sketch matrices and FFT convolutions; degree 3 pads one e
+    # leaf, whose FFT-free shortcut must give the same map.
+    rng = np.random.RandomState(degree)
+    X = rng.randn(4, 5)
+    gamma, coef0, D = 0.7, 1.3, 16
+    sketch = PolynomialTreeSketch(
+        D, degree=degree, gamma=gamma, coef0=coef0, buckets=buckets, random_state=0
+    ).fit(X)
+    width = 6 + (sketch.n_leaves_ > degree)  # x', plus the key of e
+    Xa = np.zeros((4, width))
+    Xa[:, :6] = [augment(x, gamma, coef0) for x in X]
+    e = np.zeros((1, width))
+    e[0, -1] = 1.0
+
+    def sketch_matrix(t, w):
+        keys = np.arange(w)
+        if buckets == "hash":
+            b = polynomial_hash(sketch.bucket_hashes_[t], keys) % np.uint64(D)
+        else:
+            b = sketch.bucket_permutations_[t]
+        signs = 1.0 - 2.0 * (polynomial_hash(sketch.sign_hashes_[t], keys) & np.uint64(1))
+        return explicit_count_sketch(b.astype(int), signs, w, D)
+
+    leaves = [Xa] * degree + [e] * (sketch.n_leaves_ - degree)
+    nodes = [
+        cyclic_convolution(leaves[2 * k] @ sketch_matrix(2 * k, width),
+                           leaves[2 * k + 1] @ sketch_matrix(2 * k + 1, width))
+        for k in range(sketch.n_leaves_ // 2)
+    ]
+    t = sketch.n_leaves_
+    while len(nodes) > 1:
+        nodes = [
+            cyclic_convolution(nodes[2 * k] @ sketch_matrix(t + 2 * k, D),
+                               nodes[2 * k + 1] @ sketch_matrix(t + 2 * k + 1, D))
+            for k in range(len(nodes) // 2)
+        ]
+    assert_allclose(sketch.transform(X), np.broadcast_to(nodes[0], (4, D)), atol=1e-10)
+
+
+def test_tree_permutation_buckets_never_collide_within_n_components():
+    X = np.zeros((2, 30))
+    tree = PolynomialTreeSketch(64, degree=3, base="tensorsketch", random_state=0).fit(X)
+    for buckets in tree.bucket_permutations_:
+        assert np.unique(buckets).size == buckets.size  # 31 leaf keys, 64 node keys
+    # Wider than n_components: loads differ by at most one.
+    wide = PolynomialTreeSketch(8, degree=2, base="tensorsketch", random_state=0).fit(X)
+    for buckets in wide.bucket_permutations_:
+        loads = np.bincount(buckets, minlength=8)
+        assert loads.max() - loads.min() <= 1
+
+
 @pytest.mark.parametrize("name", ["tensorsrht", "tree-srht", "ctr-srht"])
 def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
     # H^T H = d I: sampling every coordinate of one block once (6 features
@@ -195,7 +265,9 @@ def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
         ("ctr-srht", 2, 0.0, 7),  # odd D: the real part alone
         ("ctr-rademacher", 3, 0.5, 11),
         ("tree-srht", 5, 0.2, 16),  # degree padded to 8: an (x, e) and an (e, e) node
-        ("tree-ts", 2, 0.5, 12),  # one node; the padding logic is shared with tree-srht
+        ("tree-ts", 2, 0.5, 12),
+        ("tree-ts", 5, 0.2, 16),  # (x, e) and (e, e) nodes take the FFT-free path
+        ("tree-ts-hash", 3, 0.5, 12),
     ],
 )
 def test_unbiased(name, degree, coef0, n_components):
@@ -321,12 +393,14 @@ def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     params = dict(n_components=64, degree=8, gamma=0.5, coef0=0.5)
     exact = (0.5 * X @ X.T + 0.5) ** 8
     errors = {}
-    for name, make in [("ts", TensorSketch), ("tree", VARIANTS["tree-srht"])]:
+    for name in ["ts", "tree-srht", "tree-ts"]:
+        make = TensorSketch if name == "ts" else VARIANTS[name]
         products = sketched_products(make, X, 500, **params)
         errors[name] = np.sum((products - exact) ** 2, axis=(1, 2))
     means = {k: v.mean() for k, v in errors.items()}
-    standard_error = np.sqrt(sum(v.var(ddof=1) / v.size for v in errors.values()))
-    assert means["ts"] - means["tree"] > 3 * standard_error
+    for tree in ["tree-srht", "tree-ts"]:
+        standard_error = np.sqrt(sum(errors[k].var(ddof=1) / 500 for k in ["ts", tree]))
+        assert means["ts"] - means[tree] > 3 * standard_error
 
 
 # ---------------------------------------------------------------------------
