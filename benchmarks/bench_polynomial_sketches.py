@@ -19,9 +19,11 @@ Run::
 
     python benchmarks/bench_polynomial_sketches.py [--quick] [--seeds 20]
         [--data-home DIR] [--output-dir DIR] [--methods ts,srht,...]
+        [--images 1000] [--sizes 9,10,11,12,13] [--replot CSV]
 """
 
 import argparse
+import csv
 import time
 from pathlib import Path
 
@@ -83,6 +85,54 @@ def time_transforms(sketches, X, repeats):
     )
 
 
+def plot(rows, path):
+    """Error and CPU-time ratio to TensorSketch against D, one column per degree.
+
+    CPU time (all threads of this process) rather than wall time: on a
+    shared machine the wall time also counts other processes' load.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    degrees = sorted({r["degree"] for r in rows})
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    fig, axes = plt.subplots(2, len(degrees), figsize=(6 * len(degrees), 8), squeeze=False)
+    for column, degree in enumerate(degrees):
+        for label in methods:
+            sel = [r for r in rows if r["degree"] == degree and r["method"] == label]
+            Ds = [r["D"] for r in sel]
+            axes[0, column].errorbar(
+                Ds, [r["error_mean"] for r in sel], yerr=[r["error_sem"] for r in sel],
+                marker="o", label=label, capsize=3,
+            )
+            axes[1, column].plot(Ds, [r["cpu_ratio_vs_ts"] for r in sel], marker="o", label=label)
+        axes[1, column].axhline(2.0, color="gray", linestyle="--", linewidth=1)
+        labels = ["||K_hat - K||_F / ||K||_F (mean ± s.e.)", "transform CPU time / TensorSketch's"]
+        for ax, ylabel in zip(axes[:, column], labels):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("D")
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"p = {degree}")
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0, column].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def read_csv(path):
+    """The rows of a ``polynomial_sketches.csv``, numbers converted."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        for key, value in row.items():
+            if key != "method":
+                row[key] = int(value) if key in ("degree", "D") else float(value)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 images, 2 seeds, D <= 2^11")
@@ -94,7 +144,15 @@ def main(argv=None):
     parser.add_argument("--degrees", default="3,7")
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
+    parser.add_argument(
+        "--replot", default=None, metavar="CSV",
+        help="only redraw the figure of an earlier run's CSV into --output-dir",
+    )
     args = parser.parse_args(argv)
+    if args.replot:
+        Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+        plot(read_csv(args.replot), Path(args.output_dir) / "polynomial_sketches.png")
+        return None
     data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -152,9 +210,11 @@ def main(argv=None):
         row["time_ratio_vs_ts"] = row["time_s"] / ts["time_s"] if ts else np.nan
         row["cpu_ratio_vs_ts"] = row["cpu_s"] / ts["cpu_s"] if ts else np.nan
 
-    columns = list(rows[0])
-    lines = [",".join(columns)] + [",".join(str(r[c]) for c in columns) for r in rows]
-    (output_dir / "polynomial_sketches.csv").write_text("\n".join(lines) + "\n")
+    # The csv module quotes labels that contain commas.
+    with open(output_dir / "polynomial_sketches.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
     md = [
         f"# Polynomial sketches on {n_images} unit-normalized MNIST test images",
         "",
@@ -173,32 +233,7 @@ def main(argv=None):
         )
     (output_dir / "polynomial_sketches.md").write_text("\n".join(md) + "\n")
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, len(degrees), figsize=(6 * len(degrees), 8), squeeze=False)
-    for column, degree in enumerate(degrees):
-        for key in methods:
-            label = METHODS[key][0]
-            sel = [r for r in rows if r["degree"] == degree and r["method"] == label]
-            Ds = [r["D"] for r in sel]
-            axes[0, column].errorbar(
-                Ds, [r["error_mean"] for r in sel], yerr=[r["error_std"] for r in sel],
-                marker="o", label=label, capsize=3,
-            )
-            axes[1, column].plot(Ds, [r["time_s"] for r in sel], marker="o", label=label)
-        for ax, ylabel in zip(axes[:, column], ["||K_hat - K||_F / ||K||_F", "transform time (s)"]):
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("D")
-            ax.set_ylabel(ylabel)
-            ax.set_title(f"p = {degree}")
-            ax.grid(True, which="both", alpha=0.3)
-        axes[0, column].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(output_dir / "polynomial_sketches.png", dpi=100)
+    plot(rows, output_dir / "polynomial_sketches.png")
     print(f"Wrote {output_dir / 'polynomial_sketches.md'}, .csv and .png")
     return rows
 
