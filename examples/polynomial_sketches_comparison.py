@@ -38,7 +38,7 @@ N_COMPONENTS = 1000
 SKETCHES = {
     "TensorSketch": lambda **kw: TensorSketch(**kw),
     "CtR-SRHT": lambda **kw: ComplexToRealSketch(projection="srht", **kw),
-    "Tree (TensorSRHT)": lambda **kw: PolynomialTreeSketch(base="tensorsrht", **kw),
+    "Tree (TensorSketch)": lambda **kw: PolynomialTreeSketch(**kw),
 }
 
 

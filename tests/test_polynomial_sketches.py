@@ -43,6 +43,9 @@ VARIANTS = {
     "ctr-rademacher": lambda **kw: ComplexToRealSketch(projection="rademacher", **kw),
     "tree-srht": lambda **kw: PolynomialTreeSketch(base="tensorsrht", **kw),
     "tree-ts": lambda **kw: PolynomialTreeSketch(base="tensorsketch", **kw),
+    "tree-ts-hash": lambda **kw: PolynomialTreeSketch(
+        base="tensorsketch", buckets="hash", **kw
+    ),
 }
 
 
@@ -75,7 +78,7 @@ def mean_and_variance_errors(samples):
 # The Hadamard transform
 
 
-@pytest.mark.parametrize("d", [1, 2, 8, 64, 128, 1024])
+@pytest.mark.parametrize("d", [1, 2, 8, 32, 64, 128, 1024, 8192])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fwht_equals_hadamard_matrix(d, dtype):
     rng = np.random.RandomState(d)
@@ -85,6 +88,43 @@ def test_fwht_equals_hadamard_matrix(d, dtype):
     assert result.dtype == dtype and result.shape == U.shape
     # float32: d additions of O(1) values, relative error ~ d * 6e-8.
     assert_allclose(result, expected, atol=(1e-4 if dtype == np.float32 else 1e-10) * d)
+
+
+@pytest.mark.parametrize("d", [64, 1024, 8192])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fwht_rows_are_bitwise_independent_of_their_batch(d, dtype):
+    # The transform goes through BLAS products batched over rows: a row's
+    # result must not depend on how many rows share its call, where it sits,
+    # or what the other rows hold (values spread over many binades, so any
+    # change in the order of the additions would show in the last bits).
+    rng = np.random.RandomState(d)
+    U = (rng.randn(67, d) * np.exp(4 * rng.randn(67, d))).astype(dtype)
+    whole = fwht(U.copy())
+    for start, stop in [(0, 1), (5, 6), (3, 20), (30, 67), (1, 66)]:
+        assert_array_equal(fwht(U[start:stop].copy()), whole[start:stop])
+    repeated = fwht(np.repeat(U[7:8], 45, axis=0))
+    assert_array_equal(repeated, np.repeat(whole[7:8], 45, axis=0))
+    # A 3-d batch (rows, blocks, d) is the same rows.
+    assert_array_equal(fwht(U[:66].reshape(22, 3, d).copy()).reshape(66, d), whole[:66])
+
+
+@pytest.mark.parametrize("d", [8, 2048])
+def test_fwht_of_non_contiguous_input(d):
+    # Gathered columns come out F-ordered, and so does an elementwise product
+    # of them: the transform must not write into a discarded reshaped copy.
+    rng = np.random.RandomState(0)
+    U = np.asfortranarray(rng.randn(5, d))[:, None, :] * np.ones((1, d))
+    assert not U.flags.c_contiguous
+    assert_allclose(fwht(U.copy(order="K")), U @ hadamard(d), atol=1e-9 * d)
+
+
+def test_tree_with_three_factor_hadamard_nodes():
+    # Node inputs of length 2048 take the three-factor Kronecker path
+    # (regression: the node sketches once came out as zeros there).
+    X = np.random.RandomState(0).rand(20, 30)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Z = PolynomialTreeSketch(n_components=2048, degree=3, random_state=0).fit_transform(X)
+    assert_allclose(Z @ Z.T, (X @ X.T) ** 3, atol=0.3)
 
 
 def test_fwht_rejects_non_power_of_two():
@@ -139,6 +179,73 @@ def test_ctr_rademacher_equals_explicit_complex_projection():
     assert_allclose(sketch.transform(X), expected, atol=1e-12)
 
 
+def explicit_count_sketch(buckets, signs, width, D):
+    """The dense (width, D) matrix of a Count Sketch."""
+    C = np.zeros((width, D))
+    C[np.arange(width), buckets] = signs
+    return C
+
+
+def cyclic_convolution(a, b):
+    D = a.shape[1]
+    return np.real(np.fft.ifft(np.fft.fft(a, axis=1) * np.fft.fft(b, axis=1), n=D, axis=1))
+
+
+@pytest.mark.parametrize("buckets", ["permutation", "hash"])
+@pytest.mark.parametrize("degree", [2, 3])
+def test_tree_tensorsketch_equals_explicit_formula(buckets, degree):
+    # The tree from its fitted hashes, leaf by leaf and node by node, with
+    # dense Count Sketch matrices and FFT convolutions; degree 3 pads one e
+    # leaf, whose FFT-free shortcut must give the same map.
+    rng = np.random.RandomState(degree)
+    X = rng.randn(4, 5)
+    gamma, coef0, D = 0.7, 1.3, 16
+    sketch = PolynomialTreeSketch(
+        D, degree=degree, gamma=gamma, coef0=coef0, buckets=buckets, random_state=0
+    ).fit(X)
+    width = 6 + (sketch.n_leaves_ > degree)  # x', plus the key of e
+    Xa = np.zeros((4, width))
+    Xa[:, :6] = [augment(x, gamma, coef0) for x in X]
+    e = np.zeros((1, width))
+    e[0, -1] = 1.0
+
+    def sketch_matrix(t, w):
+        keys = np.arange(w)
+        if buckets == "hash":
+            b = polynomial_hash(sketch.bucket_hashes_[t], keys) % np.uint64(D)
+        else:
+            b = sketch.bucket_permutations_[t]
+        signs = 1.0 - 2.0 * (polynomial_hash(sketch.sign_hashes_[t], keys) & np.uint64(1))
+        return explicit_count_sketch(b.astype(int), signs, w, D)
+
+    leaves = [Xa] * degree + [e] * (sketch.n_leaves_ - degree)
+    nodes = [
+        cyclic_convolution(leaves[2 * k] @ sketch_matrix(2 * k, width),
+                           leaves[2 * k + 1] @ sketch_matrix(2 * k + 1, width))
+        for k in range(sketch.n_leaves_ // 2)
+    ]
+    t = sketch.n_leaves_
+    while len(nodes) > 1:
+        nodes = [
+            cyclic_convolution(nodes[2 * k] @ sketch_matrix(t + 2 * k, D),
+                               nodes[2 * k + 1] @ sketch_matrix(t + 2 * k + 1, D))
+            for k in range(len(nodes) // 2)
+        ]
+    assert_allclose(sketch.transform(X), np.broadcast_to(nodes[0], (4, D)), atol=1e-10)
+
+
+def test_tree_permutation_buckets_never_collide_within_n_components():
+    X = np.zeros((2, 30))
+    tree = PolynomialTreeSketch(64, degree=3, base="tensorsketch", random_state=0).fit(X)
+    for buckets in tree.bucket_permutations_:
+        assert np.unique(buckets).size == buckets.size  # 31 leaf keys, 64 node keys
+    # Wider than n_components: loads differ by at most one.
+    wide = PolynomialTreeSketch(8, degree=2, base="tensorsketch", random_state=0).fit(X)
+    for buckets in wide.bucket_permutations_:
+        loads = np.bincount(buckets, minlength=8)
+        assert loads.max() - loads.min() <= 1
+
+
 @pytest.mark.parametrize("name", ["tensorsrht", "tree-srht", "ctr-srht"])
 def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
     # H^T H = d I: sampling every coordinate of one block once (6 features
@@ -161,7 +268,9 @@ def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
         ("ctr-srht", 2, 0.0, 7),  # odd D: the real part alone
         ("ctr-rademacher", 3, 0.5, 11),
         ("tree-srht", 5, 0.2, 16),  # degree padded to 8: an (x, e) and an (e, e) node
-        ("tree-ts", 2, 0.5, 12),  # one node; the padding logic is shared with tree-srht
+        ("tree-ts", 2, 0.5, 12),
+        ("tree-ts", 5, 0.2, 16),  # (x, e) and (e, e) nodes take the FFT-free path
+        ("tree-ts-hash", 3, 0.5, 12),
     ],
 )
 def test_unbiased(name, degree, coef0, n_components):
@@ -250,6 +359,86 @@ def test_ctr_rademacher_variance_matches_closed_form():
     assert abs(variance - expected) < 4 * variance_error
 
 
+def ordered_pairs_within_blocks(n_features, block_size):
+    """Number of ordered pairs of distinct features that share a block."""
+    full, rest = divmod(n_features, block_size)
+    return full * block_size * (block_size - 1) + rest * (rest - 1)
+
+
+def tensor_srht_closed_form(x, y, degree, n_components, d):
+    """Var of TensorSRHT for augmented x, y and Hadamard length d.
+
+    A feature is prod_j u_j with u = (H D x)_i (H D y)_i; per coordinate
+    E u^2 = n + 2 rho^2 - 2 s (a Rademacher row of H D), so a feature has
+    variance V1 = (n + 2 rho^2 - 2 s)^p - rho^(2p). Two features of one block
+    read distinct coordinates i != i' in every degree, and sum_i u_i = d rho
+    exactly (H^T H = d I), so the mean of u_i u_i' over distinct pairs is
+    (d^2 rho^2 - d E u^2) / (d (d - 1)): their covariance is
+    C = (rho^2 - (n + rho^2 - 2 s) / (d - 1))^p - rho^(2p). Blocks and
+    degrees are independent. Var = (D V1 + M C) / D^2, M the ordered pairs
+    of distinct features within blocks.
+    """
+    rho, s, n = x @ y, np.sum(x**2 * y**2), (x @ x) * (y @ y)
+    V1 = (n + 2 * rho**2 - 2 * s) ** degree - rho ** (2 * degree)
+    C = (rho**2 - (n + rho**2 - 2 * s) / (d - 1)) ** degree - rho ** (2 * degree)
+    M = ordered_pairs_within_blocks(n_components, d)
+    return (n_components * V1 + M * C) / n_components**2
+
+
+def ctr_srht_closed_form(x, y, degree, n_components, d):
+    """Var of ComplexToRealSketch(projection="srht"), even n_components.
+
+    m = D / 2 complex features Z_r = prod_j u_j, u = a conj(b) with
+    a = (H D x)_i, b = (H D y)_i for a complex Rademacher diagonal D:
+    E|u|^2 = A = n + rho^2 - s, E u^2 = B = 2 rho^2 - s (as for complex
+    Rademacher rows), and sum_i u_i = d rho exactly. Within a block the
+    distinct-coordinate means are C1 = rho^2 - (n - s) / (d - 1) for
+    u_i conj(u_i') and C2 = rho^2 - (rho^2 - s) / (d - 1) for u_i u_i'. The
+    estimate is Re of the mean of Z_r, and (Re W)^2 = (|W|^2 + Re W^2) / 2:
+    Var = (m (A^p + B^p - 2 rho^(2p)) + M (C1^p + C2^p - 2 rho^(2p))) / (2 m^2).
+    """
+    rho, s, n = x @ y, np.sum(x**2 * y**2), (x @ x) * (y @ y)
+    m = n_components // 2
+    A, B = n + rho**2 - s, 2 * rho**2 - s
+    C1, C2 = rho**2 - (n - s) / (d - 1), rho**2 - (rho**2 - s) / (d - 1)
+    M = ordered_pairs_within_blocks(m, d)
+    twice = 2 * rho ** (2 * degree)
+    return (m * (A**degree + B**degree - twice) + M * (C1**degree + C2**degree - twice)) / (
+        2 * m**2
+    )
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    "name, closed_form, unstructured, n_components",
+    [
+        # d = 8 (7 features + the constant); 12 = one whole block and a half one.
+        ("tensorsrht", tensor_srht_closed_form, real_rademacher_closed_form, 12),
+        ("ctr-srht", ctr_srht_closed_form, ctr_rademacher_closed_form, 24),
+    ],
+)
+def test_srht_variance_matches_closed_form(name, closed_form, unstructured, n_components):
+    # The exact variance of the block construction (independent signs per
+    # block, coordinates without replacement within a block), against the
+    # estimator's empirical variance. The check can fail: the formula is
+    # more than 4 standard errors away from the i.i.d. Rademacher one that
+    # sampling with replacement or shared blocks would tend towards.
+    rng = np.random.RandomState(5)
+    x, y = rng.rand(2, 6)
+    y += 0.5 * x  # correlated non-negative rows, as images
+    x, y = x / np.linalg.norm(x), y / np.linalg.norm(y)
+    degree, coef0 = 2, 0.5
+    estimates = sketched_products(
+        VARIANTS[name], np.vstack([x, y]), 2000, n_components=n_components,
+        degree=degree, coef0=coef0,
+    )[:, 0, 1]
+    xa, ya = augment(x, 1.0, coef0), augment(y, 1.0, coef0)
+    expected = closed_form(xa, ya, degree, n_components, 8)
+    variance, variance_error = mean_and_variance_errors(estimates)
+    assert abs(variance - expected) < 4 * variance_error
+    assert unstructured(xa, ya, degree, n_components) - expected > 4 * variance_error
+
+
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, closed_form",
@@ -295,12 +484,16 @@ def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     params = dict(n_components=64, degree=8, gamma=0.5, coef0=0.5)
     exact = (0.5 * X @ X.T + 0.5) ** 8
     log_errors = {}
-    for name, make in [("ts", TensorSketch), ("tree", VARIANTS["tree-srht"])]:
+    for name in ["ts", "tree-srht", "tree-ts"]:
+        make = TensorSketch if name == "ts" else VARIANTS[name]
         products = sketched_products(make, X, 500, **params)
         log_errors[name] = np.log(np.sum((products - exact) ** 2, axis=(1, 2)))
     means = {k: v.mean() for k, v in log_errors.items()}
-    standard_error = np.sqrt(sum(v.var(ddof=1) / v.size for v in log_errors.values()))
-    assert means["ts"] - means["tree"] > 4 * standard_error
+    for tree in ["tree-srht", "tree-ts"]:
+        standard_error = np.sqrt(
+            sum(log_errors[k].var(ddof=1) / log_errors[k].size for k in ["ts", tree])
+        )
+        assert means["ts"] - means[tree] > 4 * standard_error
 
 
 # ---------------------------------------------------------------------------
