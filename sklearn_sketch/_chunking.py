@@ -22,6 +22,7 @@ from sklearn.utils import gen_batches
 # scikit-learn's wrappers of joblib carry its configuration (working_memory,
 # assume_finite, ...) into the worker threads.
 from sklearn.utils.parallel import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
 MAX_CHUNK_MIB = 16
 
@@ -106,12 +107,19 @@ def input_bytes_per_row(X):
 
 
 def _run_in_threads(function, chunks, n_jobs):
-    """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1."""
+    """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1.
+
+    While the threads run, BLAS is limited to one thread each: a BLAS that
+    already spreads one product over every core would otherwise run
+    ``n_jobs`` times as many threads as cores (KernelJL's transform was 1.5x
+    slower with two jobs than with one, benchmarks/bench_scaling.py).
+    """
     if n_jobs == 1 or len(chunks) <= 1:
         return [function(rows) for rows in chunks]
-    return Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(function)(rows) for rows in chunks
-    )
+    with threadpool_limits(limits=1, user_api="blas"):
+        return Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(function)(rows) for rows in chunks
+        )
 
 
 def transform_in_chunks(
