@@ -220,12 +220,18 @@ def sparse_transform_in_chunks(
     X_new : csr_matrix of shape (n_samples, n_output_features)
     """
     n_jobs = effective_n_jobs(n_jobs)
-    data = np.empty(int(indptr[-1]), dtype=dtype)
-    indices = np.empty(int(indptr[-1]), dtype=indptr.dtype)
     chunks = parallel_row_chunks(
         X.shape[0], bytes_per_row + input_bytes_per_row(X), n_jobs, True,
         max_chunk_mib=max_chunk_mib,
     )
+    if len(chunks) == 1:
+        # One chunk is the whole output: no copy of the input or the result.
+        X_new = transform_chunk(X)
+        if X_new.nnz != indptr[-1]:
+            raise RuntimeError("The transform has an unexpected number of nonzeros.")
+        return X_new
+    data = np.empty(int(indptr[-1]), dtype=dtype)
+    indices = np.empty(int(indptr[-1]), dtype=indptr.dtype)
 
     def run(rows):
         piece = transform_chunk(X[rows])

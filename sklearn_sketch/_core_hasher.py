@@ -369,14 +369,16 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         del nonempty
         # Rows are hashed independently, bit for bit: chunks of rows are
         # hashed (in threads with n_jobs) into the output, so the
-        # temporaries (positions, locations, values, codes: about 72 bytes
-        # per row and hash, measured) stay bounded however many rows there
-        # are. Chunks are large (up to _MAX_CHUNK_MIB in all, shared by the
-        # jobs) because each chunk regenerates the projection blocks of the
-        # features it touches; a single job on up to ~14000 rows at k=256 is
-        # one chunk, and two jobs split it in two. (Chunks of 16 MiB made two
-        # jobs only 1.03-1.17x faster than one on MNIST rows, k=128.)
-        bytes_per_row = 72 * k
+        # temporaries (positions, locations, values, codes and, for core1,
+        # projections: at most 43 bytes per row and hash on 20 Newsgroups
+        # with k=256, copy of the input included; 48 allows for more) stay
+        # bounded however many rows there are. Chunks are large (up to
+        # _MAX_CHUNK_MIB in all, shared by the jobs) because each chunk
+        # regenerates the projection blocks of the features it touches: one
+        # job hashes the 11314 rows of 20 Newsgroups at k=256 in one chunk,
+        # two jobs in two. (With 16 MiB chunks two jobs were only 1.03-1.17x
+        # faster than one on MNIST rows, k=128.)
+        bytes_per_row = 48 * k
         max_chunk_mib = _MAX_CHUNK_MIB / effective_n_jobs(self.n_jobs)
         return sparse_transform_in_chunks(
             X,
