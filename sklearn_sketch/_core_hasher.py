@@ -371,14 +371,16 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         # hashed (in threads with n_jobs) into the output, so the
         # temporaries (positions, locations, values, codes and, for core1,
         # projections: at most 43 bytes per row and hash on 20 Newsgroups
-        # with k=256, copy of the input included; 48 allows for more) stay
-        # bounded however many rows there are. Chunks are large (up to
+        # with k=256, copy of the input included; 48 allows for more, and
+        # 384 bytes per row for the per-row arrays, which dominate at small
+        # k: benchmarks/bench_memory.py) stay bounded however many rows
+        # there are. Chunks are large (up to
         # _MAX_CHUNK_MIB in all, shared by the jobs) because each chunk
         # regenerates the projection blocks of the features it touches: one
         # job hashes the 11314 rows of 20 Newsgroups at k=256 in one chunk,
         # two jobs in two. (With 16 MiB chunks two jobs were only 1.03-1.17x
         # faster than one on MNIST rows, k=128.)
-        bytes_per_row = 48 * k
+        bytes_per_row = 48 * k + 384
         max_chunk_mib = _MAX_CHUNK_MIB / effective_n_jobs(self.n_jobs)
         return sparse_transform_in_chunks(
             X,
