@@ -208,6 +208,7 @@ def kernel_jl_section(data, quick, log=print):
     exact = frame[frame.method.str.startswith("exact")].nmi.mean()
     panel = dict(
         title="KernelJL + KMeans",
+        label="KernelJL (as in the paper)",
         others={
             "KernelJL(center=True)": (list(centered.index), list(centered.values)),
             "Nystroem (n = d)": (list(nystroem.index), list(nystroem.values)),
@@ -226,7 +227,7 @@ def kernel_jl_section(data, quick, log=print):
 def plot_panels(panels, path):
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8))
     for ax, panel in zip(np.atleast_1d(axes), panels):
-        ax.plot(panel["x"], panel["y"], "o-", label="sketch")
+        ax.plot(panel["x"], panel["y"], "o-", label=panel.get("label", "sketch"))
         for label, (x, y) in panel.get("others", {}).items():
             ax.plot(x, y, "s:", label=label)
         ax.axhline(panel["exact"], color="k", linestyle="--", label=panel["exact_label"])
