@@ -176,6 +176,10 @@ def test_centered_features_have_zero_mean_over_the_subsample():
         else:
             assert np.all(np.abs(mean) > 1e-3 * scale)
             assert_array_equal(kjl.offset_, 0)
+    # partial_fit re-sketches the reservoir the same way.
+    kjl = KernelJL(n_components=16, n_subsample=60, gamma=0.2, center=True, random_state=0)
+    kjl.partial_fit(X[:120]).partial_fit(X[120:])
+    assert_allclose(kjl.transform(kjl.components_).mean(axis=0), 0, atol=1e-12 * scale)
 
 
 @pytest.mark.statistical
