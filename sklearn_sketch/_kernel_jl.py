@@ -468,12 +468,11 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             # product with W and a constant offset.
             column_means = gram.mean(axis=0)
             gram = gram - column_means - column_means[:, np.newaxis] + column_means.mean()
-            projection = gram @ gaussian.T
-            projection *= scale
+        projection = gram @ gaussian.T
+        projection *= scale
+        if self.center:
             offset = -(column_means @ projection)
         else:
-            projection = gram @ gaussian.T
-            projection *= scale
             offset = np.zeros(self.n_components)
         self.projection_ = projection.astype(dtype, copy=False)
         self.offset_ = offset.astype(dtype, copy=False)
