@@ -326,19 +326,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         gaussian = random_state.standard_normal(size=(self.n_components, n_subsample))
 
         components = X[indices]
-        if self.kernel == "precomputed":
-            gram = components[:, indices]
-        else:
-            gram = pairwise_kernels(
-                components,
-                metric=self.kernel,
-                filter_params=True,
-                n_jobs=self.n_jobs,
-                **kernel_params,
-            )
-        if sp.issparse(gram):
-            gram = gram.toarray()
-
+        gram = self._subsample_gram(components, indices, kernel_params)
         self._sketch_gram(gram, gaussian, X.dtype)
         self.components_ = components
         self.component_indices_ = indices
@@ -432,15 +420,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
         n_subsample = indices.size
         if first or slots.size:
-            gram = pairwise_kernels(
-                components,
-                metric=self.kernel,
-                filter_params=True,
-                n_jobs=self.n_jobs,
-                **kernel_params,
-            )
-            if sp.issparse(gram):
-                gram = gram.toarray()
+            gram = self._subsample_gram(components, indices, kernel_params)
             gaussian = self._reservoir_gaussian[:, :n_subsample]
             self._sketch_gram(gram, gaussian, components.dtype)
         self.components_ = components
@@ -448,6 +428,24 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.n_subsample_ = n_subsample
         self._n_features_out = self.n_components
         return self
+
+    def _subsample_gram(self, components, indices, kernel_params):
+        """The dense Gram matrix ``K`` of the subsample.
+
+        For a precomputed kernel ``components`` are rows of the training Gram
+        matrix and ``indices`` the subsample's columns in it.
+        """
+        if self.kernel == "precomputed":
+            gram = components[:, indices]
+        else:
+            gram = pairwise_kernels(
+                components,
+                metric=self.kernel,
+                filter_params=True,
+                n_jobs=self.n_jobs,
+                **kernel_params,
+            )
+        return gram.toarray() if sp.issparse(gram) else gram
 
     def _sketch_gram(self, gram, gaussian, dtype):
         """Set ``projection_`` (and ``offset_``) from the Gram matrix and ``Z``.
