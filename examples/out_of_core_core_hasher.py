@@ -111,6 +111,20 @@ def vectorize_and_hash(texts, hasher):
     return hasher.transform(VECTORIZER.transform(texts))
 
 
+def progress_row(engine, epoch, slice_index, seen, model, X_test, y_test, start):
+    """One line of the progress table, after a slice of the stream."""
+    elapsed = time.perf_counter() - start
+    return {
+        "engine": engine,
+        "epoch": epoch,
+        "slice": slice_index,
+        "documents_seen": seen,
+        "test_accuracy": round(model.score(X_test, y_test), 4),
+        "peak_rss_mib": round(peak_rss_mib(), 1),
+        "seconds": round(elapsed, 2),
+    }
+
+
 def run_local(args, archive, classes, X_test, y_test, label_of, hasher, reads):
     """Part 1: everything in this process, mini-batch by mini-batch."""
     model = SGDClassifier(alpha=args.alpha, random_state=0)
@@ -126,19 +140,7 @@ def run_local(args, archive, classes, X_test, y_test, label_of, hasher, reads):
             hasher.partial_fit(X_words)
             model.partial_fit(hasher.transform(X_words), y[rows_], classes=classes)
         seen += len(texts)
-        elapsed = time.perf_counter() - start
-        peak = peak_rss_mib()
-        rows.append(
-            {
-                "engine": "local",
-                "epoch": epoch,
-                "slice": slice_index,
-                "documents_seen": seen,
-                "test_accuracy": round(model.score(X_test, y_test), 4),
-                "peak_rss_mib": round(peak, 1),
-                "seconds": round(elapsed, 2),
-            }
-        )
+        rows.append(progress_row("local", epoch, slice_index, seen, model, X_test, y_test, start))
         print(rows[-1])
     return rows, model
 
@@ -184,19 +186,9 @@ def run_dask(args, archive, classes, X_test, y_test, label_of, hasher, reads):
                 model.partial_fit(future.result(), y[rows_], classes=classes)
                 future.release()
             seen += len(texts)
-            elapsed = time.perf_counter() - start
-            peak = peak_rss_mib()
-            rows.append(
-                {
-                    "engine": "dask (2 workers)",
-                    "epoch": epoch,
-                    "slice": slice_index,
-                    "documents_seen": seen,
-                    "test_accuracy": round(model.score(X_test, y_test), 4),
-                    "peak_rss_mib": round(peak, 1),
-                    "seconds": round(elapsed, 2),
-                }
-            )
+            rows.append(progress_row(
+                "dask (2 workers)", epoch, slice_index, seen, model, X_test, y_test, start
+            ))
             print(rows[-1])
     return rows, model
 
