@@ -23,10 +23,11 @@ from ._minhash import (
     bbit_codes,
     densification_probes,
     draw_multiply_shift,
+    gather,
     minwise_positions,
     nnz_chunks,
+    oph_key_table,
     oph_positions,
-    oph_sort_keys,
 )
 from ._incremental import check_partial_fit_features
 from ._sparse import dense_to_csr
@@ -410,7 +411,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         values = np.empty((n_nonempty, k), dtype=dtype)
         block_starts = np.arange(0, k * width, width, dtype=np.uint64)
         for rows, positions in self._hash_positions(X):
-            locations = X.indices.take(positions)
+            locations = gather(X.indices, positions)
             if self.b_bits is None:
                 np.add(locations, block_starts.astype(index_dtype), out=codes[rows])
             else:
@@ -422,7 +423,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                     offsets=block_starts,
                 )
             if self.kernel == "core2":
-                X.data.take(positions, out=values[rows])
+                gather(X.data, positions, out=values[rows])
 
         if self.kernel == "resemblance":
             values.fill(1.0 / np.sqrt(k))
@@ -455,7 +456,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.hashing == "oph":
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
-            keys = oph_sort_keys(self.hash_coefficients_[0], X.indices, X.shape[1])
+            key_table = None
+            if X.shape[1] <= X.nnz:
+                key_table = oph_key_table(self.hash_coefficients_[0], X.shape[1])
         done = 0
         # An "oph" chunk also holds a (k x rows) uint64 table of bin minima,
         # kept near the size of a core's L2 cache (1024 rows for k = 256);
@@ -474,7 +477,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                     indptr,
                     self.hash_coefficients_[0],
                     probes,
-                    keys[offset : X.indptr[stop]],
+                    key_table,
                 )
             # Offset in a dtype that holds positions of the whole X (int64
             # for 2**31 entries or more), not in the chunk's int32.
