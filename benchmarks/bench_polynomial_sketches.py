@@ -31,6 +31,7 @@ import numpy as np
 
 from sklearn_sketch import (
     ComplexToRealSketch,
+    MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
@@ -49,6 +50,11 @@ METHODS = {
     "tree-ts-hash": (
         "Tree (TensorSketch, hashed buckets)",
         lambda **kw: PolynomialTreeSketch(base="tensorsketch", buckets="hash", **kw),
+    ),
+    "maclaurin": ("Maclaurin (tree)", lambda **kw: MaclaurinSketch(**kw)),
+    "maclaurin-srht": (
+        "Maclaurin (TensorSRHT)",
+        lambda **kw: MaclaurinSketch(base="tensorsrht", **kw),
     ),
 }
 

@@ -8,6 +8,7 @@ its kernel counterpart at a fraction of the cost.
 from ._complex_to_real import ComplexToRealSketch
 from ._core_hasher import CoREHasher
 from ._kernel_jl import KernelJL
+from ._maclaurin import MaclaurinSketch
 from ._tensor_sketch import TensorSketch
 from ._tensor_srht import TensorSRHT
 from ._tree_sketch import PolynomialTreeSketch
@@ -18,6 +19,7 @@ __all__ = [
     "ComplexToRealSketch",
     "CoREHasher",
     "KernelJL",
+    "MaclaurinSketch",
     "PolynomialTreeSketch",
     "TensorSRHT",
     "TensorSketch",

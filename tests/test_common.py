@@ -6,6 +6,7 @@ from sklearn_sketch import (
     ComplexToRealSketch,
     CoREHasher,
     KernelJL,
+    MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
@@ -26,6 +27,8 @@ ESTIMATORS = [
     ComplexToRealSketch(n_components=64, projection="rademacher", random_state=0),
     PolynomialTreeSketch(n_components=64, degree=3, coef0=1.0, random_state=0),
     PolynomialTreeSketch(n_components=64, base="tensorsketch", random_state=0),
+    MaclaurinSketch(n_components=64, degree=3, coef0=1.0, random_state=0),
+    MaclaurinSketch(n_components=32, degree=2, coef0=0.5, base="tensorsrht", linear="sketch"),
 ]
 
 

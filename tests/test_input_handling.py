@@ -18,6 +18,7 @@ from sklearn_sketch import (
     ComplexToRealSketch,
     CoREHasher,
     KernelJL,
+    MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
@@ -43,6 +44,9 @@ ESTIMATORS = {
     ),
     "PolynomialTreeSketch": lambda: PolynomialTreeSketch(
         n_components=16, degree=3, coef0=1.0, random_state=0
+    ),
+    "MaclaurinSketch": lambda: MaclaurinSketch(
+        n_components=24, degree=3, coef0=1.0, random_state=0
     ),
 }
 KERNEL_FUNCTIONS = {

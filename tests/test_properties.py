@@ -27,6 +27,7 @@ from sklearn_sketch import (  # noqa: E402
     ComplexToRealSketch,
     CoREHasher,
     KernelJL,
+    MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
@@ -39,6 +40,9 @@ ESTIMATORS = {
     "PolynomialTreeSketch": lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=3),
     "CoREHasher": lambda: CoREHasher(n_components=8, hashing="oph", random_state=3),
     "KernelJL": lambda: KernelJL(n_components=4, n_subsample=3, random_state=3),
+    "MaclaurinSketch": lambda: MaclaurinSketch(
+        n_components=24, degree=3, coef0=0.5, random_state=3
+    ),
 }
 HOMOGENEOUS = {
     "TensorSketch": (lambda: TensorSketch(n_components=16, degree=3, random_state=1), 3),
@@ -51,6 +55,7 @@ HOMOGENEOUS = {
         lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=1),
         4,
     ),
+    "MaclaurinSketch": (lambda: MaclaurinSketch(n_components=16, degree=3, random_state=1), 3),
 }
 
 # Small matrices with zeros, negative values and repeated rows; values kept
