@@ -24,6 +24,7 @@ from sklearn_sketch import (
     ComplexToRealSketch,
     CoREHasher,
     KernelJL,
+    MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
@@ -51,7 +52,9 @@ CASES = [
     ),
     (
         "PolynomialTreeSketch(tensorsrht)",
-        lambda: PolynomialTreeSketch(16, degree=4, coef0=1.0, random_state=0),
+        lambda: PolynomialTreeSketch(
+            16, degree=4, coef0=1.0, base="tensorsrht", random_state=0
+        ),
         "dense",
     ),
     (
@@ -59,6 +62,8 @@ CASES = [
         lambda: PolynomialTreeSketch(16, degree=4, base="tensorsketch", random_state=0),
         "dense",
     ),
+    ("MaclaurinSketch", lambda: MaclaurinSketch(16, degree=3, coef0=1.0, random_state=0), "dense"),
+    ("MaclaurinSketch", lambda: MaclaurinSketch(16, degree=3, coef0=1.0, random_state=0), "sparse"),
     ("KernelJL", lambda: KernelJL(16, n_subsample=100, gamma=0.05, random_state=0), "dense"),
     ("CoREHasher", lambda: CoREHasher(8, random_state=0), "dense"),
     ("CoREHasher", lambda: CoREHasher(8, random_state=0), "sparse"),

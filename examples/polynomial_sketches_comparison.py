@@ -7,14 +7,16 @@ The MNIST rows of Table 1 of Pham & Pagh (KDD 2013), D = 1000, with the
 lower-variance sketches beside ``TensorSketch``: the same protocol as
 ``pham_pagh_table1.py`` (rows normalized to unit length, the sketch, a
 linear SVM, training accuracy mean +- std over runs, plus test accuracy),
-for ``TensorSketch``, ``ComplexToRealSketch(projection="srht")`` and
-``PolynomialTreeSketch`` (the variants with the lowest kernel error in
-``benchmarks/bench_polynomial_sketches.py``).
+for ``TensorSketch``, ``ComplexToRealSketch(projection="srht")``,
+``PolynomialTreeSketch`` and ``MaclaurinSketch`` (the variants with the
+lowest kernel error in ``benchmarks/bench_polynomial_sketches.py``). On the
+homogeneous kernels (``coef0 = 0``) ``MaclaurinSketch`` is its base, the
+tree, so it is run on the inhomogeneous ones only.
 
 Run::
 
     python examples/polynomial_sketches_comparison.py [--quick] [--runs 5]
-        [--data-home DIR] [--output-dir DIR]
+        [--sketches NAME,...] [--data-home DIR] [--output-dir DIR]
 """
 
 import argparse
@@ -29,7 +31,12 @@ from sklearn.preprocessing import Normalizer
 from sklearn.svm import LinearSVC
 
 from pham_pagh_table1 import KERNELS, PUBLISHED, load_table_data
-from sklearn_sketch import ComplexToRealSketch, PolynomialTreeSketch, TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    MaclaurinSketch,
+    PolynomialTreeSketch,
+    TensorSketch,
+)
 from sklearn_sketch.datasets import get_data_home
 
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -39,7 +46,10 @@ SKETCHES = {
     "TensorSketch": lambda **kw: TensorSketch(**kw),
     "CtR-SRHT": lambda **kw: ComplexToRealSketch(projection="srht", **kw),
     "Tree (TensorSketch)": lambda **kw: PolynomialTreeSketch(**kw),
+    "Maclaurin (tree)": lambda **kw: MaclaurinSketch(**kw),
 }
+# Sketches that differ from another one only when coef0 > 0.
+INHOMOGENEOUS_ONLY = {"Maclaurin (tree)"}
 
 
 def accuracies(make, data, degree, coef0, seed):
@@ -62,6 +72,9 @@ def main(argv=None):
         "--quick", action="store_true", help="500 rows, 1 run, two kernels: seconds"
     )
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--sketches", default=",".join(SKETCHES), help="comma-separated names of SKETCHES"
+    )
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
     args = parser.parse_args(argv)
@@ -70,12 +83,15 @@ def main(argv=None):
     output_dir.mkdir(parents=True, exist_ok=True)
     n_max, n_runs = (500, 1) if args.quick else (None, args.runs)
     kernels = [KERNELS[0], KERNELS[3]] if args.quick else KERNELS
+    sketches = {name: SKETCHES[name] for name in args.sketches.split(",")}
 
     data = load_table_data("mnist", data_home, n_max)
     print(f"MNIST: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows, D={N_COMPONENTS}")
     rows = []
     for label, degree, coef0 in kernels:
-        for name, make in SKETCHES.items():
+        for name, make in sketches.items():
+            if coef0 == 0 and name in INHOMOGENEOUS_ONLY:
+                continue
             start = time.perf_counter()
             runs = np.array([accuracies(make, data, degree, coef0, s) for s in range(n_runs)])
             row = {
