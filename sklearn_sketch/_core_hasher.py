@@ -23,14 +23,13 @@ from ._minhash import (
     bbit_codes,
     densification_probes,
     draw_multiply_shift,
-    gather,
     minwise_positions,
     nnz_chunks,
     oph_key_table,
     oph_positions,
 )
 from ._incremental import check_partial_fit_features
-from ._sparse import dense_to_csr
+from ._sparse import dense_to_csr, gather
 from ._validation import validate_features
 
 # Pairwise independence is all the densification probes need.

@@ -30,3 +30,19 @@ def dense_to_csr(X):
         (data, indices.astype(index_dtype), indptr.astype(index_dtype)),
         shape=(n_rows, n_columns),
     )
+
+
+def gather(values, indices, out=None):
+    """``values.take(indices)`` (flat), with the indices converted to intp first.
+
+    NumPy's ``take`` converts narrower indices one element at a time, about
+    three times slower than one conversion pass followed by the gather
+    (NumPy 2.x, 1.8M int32 indices: 5.7 ms against 0.8 + 1.9 ms). With
+    ``out``, the indices are known to be in range (they come from the data
+    structure itself), and ``mode="clip"`` lets NumPy write straight to
+    ``out`` instead of through a temporary.
+    """
+    indices = np.asarray(indices).astype(np.intp, copy=False)
+    if out is None:
+        return values.take(indices)
+    return values.take(indices, out=out, mode="clip")

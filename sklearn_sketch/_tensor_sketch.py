@@ -15,7 +15,7 @@ from ._hashing import (
     polynomial_hash,
 )
 from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
-from ._sparse import dense_to_csr
+from ._sparse import dense_to_csr, gather
 from ._validation import validate_features
 
 # Independence of the two hash families (Pham & Pagh, Lemma 6; MATH.md §1):
@@ -271,8 +271,13 @@ def _count_sketch(X, buckets, signs, features, out):
     n_rows, n_buckets = out.shape
     # One entry per stored value, summed into its bucket: O(nnz). The CSR to
     # dense conversion adds entries that share a column (bucket) together.
+    # Its column indices are made int32 here when they fit: scipy would
+    # otherwise scan int64 ones and copy them to int32 itself.
+    features = np.asarray(features).astype(np.intp, copy=False)
+    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
     scattered = sp.csr_matrix(
-        (X.data * signs[features], buckets[features], X.indptr),
+        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
+         X.indptr),
         shape=(n_rows, n_buckets),
     )
     out[...] = 0
