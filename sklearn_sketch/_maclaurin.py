@@ -201,9 +201,19 @@ class MaclaurinSketch(_PolynomialSketchBase):
     the estimate is. Unlike the other polynomial sketches, ``fit`` reads the
     data (the variance weights), and ``partial_fit`` reads its first batch.
 
-    On 1000 MNIST images with ``(0.5 + 0.5 <x, y>)**3`` its kernel error is
-    about 0.6x TensorSketch's at equal ``n_components`` (see the user guide
-    for the measurement and its command).
+    On 1000 MNIST images with ``(0.5 + 0.5 <x, y>)**3`` its kernel error was
+    0.38x-0.64x TensorSketch's at equal ``n_components`` (512 to 8192), at
+    about the same transform time. Lower kernel error is not higher
+    accuracy of a linear model on the features, though. The allocation
+    spends most features where the kernel's *values* are: the constant and
+    the linear term, which a linear model gets for free. It leaves fewer to
+    the high degrees that make the model nonlinear. On MNIST with
+    ``(1 + <x, y>)**2``, ``n_components=1000`` and ``LinearSVC``, its test
+    accuracy was 1.7 points below TensorSketch's. With ``(1 + <x, y>)**4``
+    it was on par. Use it where kernel values matter (kernel ridge
+    regression, Gaussian processes, kernel two-sample tests); for
+    classification, measure it against :class:`PolynomialTreeSketch`. The
+    user guide has the measurements and their commands.
 
     References
     ----------
@@ -221,7 +231,7 @@ class MaclaurinSketch(_PolynomialSketchBase):
     >>> sketch.fit_transform(X).shape
     (5, 64)
     >>> sketch.allocation_.tolist()  # constant, exact linear, degrees 2 and 3
-    [1, 8, 37, 18]
+    [3, 8, 25, 28]
     """
 
     _parameter_constraints: dict = {
