@@ -333,7 +333,8 @@ def _densify(sources, shifted, probes):
     # work extends the prefix). A step gathers the probed table rows and
     # adds them where a bin is still empty: -1 + (candidate + 1), with a
     # mask from the sign bit, so no boolean passes.
-    steps = _dense_steps(np.count_nonzero(shifted, axis=0), n_bins, n_attempts)
+    n_filled = (shifted > 0).sum(axis=0, dtype=np.int64)  # faster than count_nonzero
+    steps = _dense_steps(n_filled, n_bins, n_attempts)
     active = np.maximum.accumulate(steps[::-1])[::-1]
     widths = np.searchsorted(-active, -np.arange(n_attempts), side="left")
     for attempt in range(int(active[0])):
