@@ -412,10 +412,9 @@ def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64, out=None, o
     """
     locations = np.asarray(locations)
     if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
-        keys = fmix32(locations)  # fold locations beyond 32 bits
-    else:
-        keys = locations.astype(np.uint64)
-    keys *= hash_coefficients[:, 0]
+        locations = fmix32(locations)  # fold locations beyond 32 bits
+    # The product in uint64, cast on the fly (non-negative locations).
+    keys = np.multiply(locations, hash_coefficients[:, 0], dtype=np.uint64, casting="unsafe")
     keys += hash_coefficients[:, 1]
     keys >>= np.uint64(64 - b_bits)
     if out is None:
