@@ -21,7 +21,6 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
-from ._incremental import check_partial_fit_features
 from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch
@@ -357,30 +356,6 @@ class MaclaurinSketch(_PolynomialSketchBase):
         with_sketch = weights.sum() ** 2 / budget
         exact = weights[1:].sum() ** 2 / (budget - d)
         return exact < with_sketch
-
-    def partial_fit(self, X, y=None):
-        """Fit on the first batch; check the number of features of later ones.
-
-        The first batch sets the block sizes (up to 256 of its rows weigh the
-        degrees) and the sketches; later batches only have to agree on the
-        number of features (for example in front of an incremental learner).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        if check_partial_fit_features(self, X):
-            return self
-        return self.fit(X)
 
     def _blocks(self):
         """``(degree, column slice)`` of every nonempty block, in order."""

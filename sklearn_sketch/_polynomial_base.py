@@ -297,10 +297,11 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def partial_fit(self, X, y=None):
         """Fit on the first batch; check the number of features of later ones.
 
-        The sketch is oblivious to the data: its randomness depends only on
-        ``random_state`` and the number of features, so it is drawn by the
-        first call, and later batches only have to agree on the number of
-        features (for example in front of an incremental learner).
+        The first call fits the sketch: its randomness depends only on
+        ``random_state`` and the number of features (``MaclaurinSketch``
+        also sizes its blocks from up to 256 rows of this batch). Later
+        batches only have to agree on the number of features (for example
+        in front of an incremental learner).
 
         Parameters
         ----------

@@ -478,6 +478,27 @@ def test_srht_variance_below_its_unstructured_counterpart(name, closed_form):
     assert variance + 4 * variance_error < bound
 
 
+def image_like_rows(seed, n_rows):
+    """Non-negative, half-sparse unit rows of 30 features (like images)."""
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n_rows, 30) * (rng.rand(n_rows, 30) < 0.5)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def log_error_gap(make_better, X, n_draws, **params):
+    """Mean log squared Frobenius error of TensorSketch minus ``make_better``'s.
+
+    Returns the gap and its standard error; both use ``gamma = coef0 = 0.5``.
+    """
+    exact = (0.5 * X @ X.T + 0.5) ** params["degree"]
+    log_errors = [
+        np.log(np.sum((sketched_products(make, X, n_draws, **params) - exact) ** 2, axis=(1, 2)))
+        for make in (TensorSketch, make_better)
+    ]
+    standard_error = np.sqrt(sum(e.var(ddof=1) / e.size for e in log_errors))
+    return log_errors[0].mean() - log_errors[1].mean(), standard_error
+
+
 @pytest.mark.statistical
 def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     # Squared Frobenius error over all pairs of 12 non-negative unit rows
@@ -492,22 +513,11 @@ def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     # the gap must exceed 4 of them (a one-sided 3e-5 false alarm were the
     # errors alike). Measured: medians 10.6 vs 5.2, gap 16 to 17 standard
     # errors over seed offsets 0, 1 and 6.
-    rng = np.random.RandomState(3)
-    X = rng.rand(12, 30) * (rng.rand(12, 30) < 0.5)
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = image_like_rows(3, 12)
     params = dict(n_components=64, degree=8, gamma=0.5, coef0=0.5)
-    exact = (0.5 * X @ X.T + 0.5) ** 8
-    log_errors = {}
-    for name in ["ts", "tree-srht", "tree-ts"]:
-        make = TensorSketch if name == "ts" else VARIANTS[name]
-        products = sketched_products(make, X, 500, **params)
-        log_errors[name] = np.log(np.sum((products - exact) ** 2, axis=(1, 2)))
-    means = {k: v.mean() for k, v in log_errors.items()}
     for tree in ["tree-srht", "tree-ts"]:
-        standard_error = np.sqrt(
-            sum(log_errors[k].var(ddof=1) / log_errors[k].size for k in ["ts", tree])
-        )
-        assert means["ts"] - means[tree] > 4 * standard_error
+        gap, standard_error = log_error_gap(VARIANTS[tree], X, 500, **params)
+        assert gap > 4 * standard_error
 
 
 # ---------------------------------------------------------------------------
@@ -654,17 +664,9 @@ def test_maclaurin_has_lower_kernel_error_than_tensor_sketch():
     # non-negative unit rows (image-like), (0.5 + 0.5 <x, y>)^3, equal D.
     # Compared on the means of log errors (light-tailed; see the tree test
     # above): the gap must exceed 4 standard errors.
-    rng = np.random.RandomState(4)
-    X = rng.rand(40, 30) * (rng.rand(40, 30) < 0.5)
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = image_like_rows(4, 40)
     params = dict(n_components=128, degree=3, gamma=0.5, coef0=0.5)
-    exact = (0.5 * X @ X.T + 0.5) ** 3
-    log_errors = {}
-    for name, make in [("ts", TensorSketch), ("maclaurin", MaclaurinSketch)]:
-        products = sketched_products(make, X, 200, **params)
-        log_errors[name] = np.log(np.sum((products - exact) ** 2, axis=(1, 2)))
-    standard_error = np.sqrt(sum(e.var(ddof=1) / e.size for e in log_errors.values()))
-    gap = log_errors["ts"].mean() - log_errors["maclaurin"].mean()
+    gap, standard_error = log_error_gap(MaclaurinSketch, X, 200, **params)
     assert gap > 4 * standard_error
 
 
