@@ -385,8 +385,10 @@ class MaclaurinSketch(_PolynomialSketchBase):
             return self.padded_sketch_._transform_chunk(X_chunk, out, state)
         dtype = out.dtype
         # The constant block's columns share a_0: each holds sqrt(a_0 / m).
-        scales = np.sqrt(self.coefficients_ / np.maximum(self.allocation_, 1)).astype(dtype)
-        scales[1:] = np.sqrt(self.coefficients_[1:]).astype(dtype)
+        scales = np.sqrt(self.coefficients_)
+        if self.allocation_[0]:
+            scales[0] = np.sqrt(self.coefficients_[0] / self.allocation_[0])
+        scales = scales.astype(dtype)
         # The Count Sketch bases convert a dense chunk to CSR: once here, not
         # once per degree.
         sketch_input = X_chunk
