@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import sparse_transform_in_chunks
-from ._counter_random import FEATURE_BLOCK, gaussian_blocks, rademacher_blocks
+from ._core_projection import PROJECTIONS, project
 from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
 from ._minhash import (
@@ -37,12 +37,6 @@ PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
-# Memory for the rows of the projection matrix generated at once (whole
-# blocks of FEATURE_BLOCK features, all k columns): X @ R is a sum over
-# groups of feature blocks of this size, each multiplied while its rows are
-# still in cache (32 blocks for k = 256 in float32).
-PROJECTION_BLOCK_BYTES = 8 * 2**20
-
 # Rows hashed at once, as the bytes of their (k x rows) uint64 table: an
 # "oph" chunk's table of bin minima stays near the size of a core's L2 cache
 # (1024 rows for k = 256; on 20 Newsgroups 1 and 2 MiB tie, 0.25 and 4 MiB
@@ -121,11 +115,22 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         densification (Shrivastava, 2017), ``O(nnz + k)`` work per row, the
         same collision probability ``R`` per hash and a variance no larger.
 
-    projection : {"gaussian", "rademacher"}, default="gaussian"
+    projection : {"gaussian", "rademacher", "hashed_gaussian"}, \
+            default="gaussian"
         Distribution of ``r_ij`` for ``kernel="core1"`` (ignored otherwise).
-        "gaussian" is N(0, 1) as in the paper; "rademacher" (random signs) is
-        cheaper to generate, also unbiased, and has a slightly smaller
-        variance (see Notes).
+        All three are unbiased.
+
+        - "gaussian": i.i.d. N(0, 1), as in the paper.
+        - "rademacher": i.i.d. random signs; cheaper to generate, with a
+          slightly smaller variance.
+        - "hashed_gaussian": a Gaussian matrix behind feature hashing
+          (Count Sketches into 8192 buckets, one per group of 64 columns).
+          Its cost does not grow with the number of features beyond the
+          product itself, which reads a matrix that stays in cache: on
+          20 Newsgroups the type 1 transform is 1.9x faster than with
+          "gaussian". The variance is the paper's plus at most about 1% of
+          it (see Notes). With at most 8192 features it is "gaussian"
+          exactly.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and the projection drawn in ``fit``. Pass an int for
@@ -172,6 +177,12 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
 
     * type 1, Gaussian: ``((1 + 2 rho**2) R - rho**2 R**2) / k``;
       Rademacher: ``((1 + 2 rho**2 - 2 s) R - rho**2 R**2) / k``;
+      hashed Gaussian with ``m`` buckets and groups of ``c`` columns (``k /
+      c`` independent groups): the Gaussian variance plus
+      ``(2 R (1 + 2 rho**2 - 3 s) / m + (c - 1) R**2 (1 + rho**2 - 2 s) /
+      m) / k`` (features sharing a bucket share their Gaussian row; the
+      hashes of a group share the sketch). With ``m = 8192`` and ``c = 64``
+      that is below 1% of the Gaussian variance for any ``k``;
     * type 2: ``(f_u f_v / |S_u | S_v| * s - K_C2**2) / k``;
     * resemblance: ``(R - R**2) / k``.
 
@@ -194,17 +205,20 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     The projection entries are generated on demand from counter-based
     generators keyed by ``(seed, block of 256 features)`` (Gaussian: the
     Box-Muller transform of NumPy's Philox bits; Rademacher: SplitMix64
-    bits), so nothing in the fitted state grows with the number of
-    features. Gaussian entries are float32 draws for
+    bits), and the hashed Gaussian's buckets and signs from SplitMix64
+    outputs keyed by ``(seed, feature, group)``, so nothing in the fitted
+    state grows with the number of features. Gaussian entries are float32 draws for
     float32 and float64 data alike: the two precisions give the same
     features up to float32 rounding.
 
     **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
     k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
     and the generation of ``k`` entries per feature of each block of 256
-    features the data touch. Rows are hashed in chunks of bounded size; the
-    projection matrix is generated and multiplied in groups of feature
-    blocks of 8 MiB. Float32 input gives float32 output.
+    features the data touch ("hashed_gaussian": of ``8192 * k`` entries at
+    most, whatever the number of features). Rows are hashed in chunks of
+    bounded size; the projection matrix is generated and multiplied in
+    groups of feature blocks of 8 MiB ("hashed_gaussian": 2 MiB, one group
+    of columns at a time). Float32 input gives float32 output.
 
     References
     ----------
@@ -234,7 +248,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
         "b_bits": [Interval(Integral, 1, 32, closed="both"), None],
         "hashing": [StrOptions({"minwise", "oph"})],
-        "projection": [StrOptions({"gaussian", "rademacher"})],
+        "projection": [StrOptions(set(PROJECTIONS))],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -443,7 +457,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 scale = np.sqrt(row_nnz[nonempty]) / norms / np.sqrt(k)
                 values *= scale[:, None].astype(dtype)
             else:
-                values = self._project(X, nonempty)
+                values = project(X, self.projection, self.projection_seed_, k)
+                if not nonempty.all():
+                    values = values[nonempty]
                 values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
 
         # k entries per nonempty row: the row pointers are a running count.
@@ -490,49 +506,6 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             chunk += chunk.dtype.type(offset)
             yield slice(done, done + chunk.shape[0]), chunk
             done += chunk.shape[0]
-
-    def _project(self, X, nonempty):
-        """``X @ R`` for the nonempty rows, R generated by feature blocks."""
-        k = self.n_components
-        dtype = X.dtype
-        generate = gaussian_blocks if self.projection == "gaussian" else rademacher_blocks
-        # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES,
-        # generated and multiplied one after the other (bounded memory, R in
-        # cache for the product). They depend on n_features only, never on
-        # the data, so every row is summed in the same order however X is
-        # chunked.
-        n_blocks = -(-X.shape[1] // FEATURE_BLOCK)
-        group = max(1, PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * k * dtype.itemsize))
-        if n_blocks > group:
-            X = X.tocsc()  # cheap column slices
-        out = None
-        for first in range(0, n_blocks, group):
-            if n_blocks > group:
-                part = X[:, first * FEATURE_BLOCK : (first + group) * FEATURE_BLOCK]
-                part = part.tocsr()
-            else:
-                part = X
-            # Generate only the feature blocks this part touches, and number
-            # its columns as the rows of the stacked blocks (nothing to do
-            # when it touches them all, as a training set usually does).
-            n_part = -(-part.shape[1] // FEATURE_BLOCK)
-            block_of = part.indices // FEATURE_BLOCK
-            touched = np.flatnonzero(np.bincount(block_of, minlength=n_part))
-            indices = part.indices
-            if touched.size < n_part:
-                rank = np.zeros(n_part, dtype=indices.dtype)
-                rank[touched] = np.arange(touched.size, dtype=indices.dtype)
-                indices = rank[block_of] * FEATURE_BLOCK + indices % FEATURE_BLOCK
-            part = sp.csr_matrix(
-                (part.data, indices, part.indptr),
-                shape=(part.shape[0], touched.size * FEATURE_BLOCK),
-            )
-            R = generate(self.projection_seed_, touched + first, k, dtype)
-            if out is None:
-                out = part @ R
-            else:
-                out += part @ R
-        return out if nonempty.all() else out[nonempty]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -27,6 +27,9 @@ and gives identical rows whether the data are transformed whole or in chunks.
   number ``i * n_words + j // 64`` of the stream seeded by ``seed``
   (SplitMix64, Steele, Lea and Flood 2014, is counter-based: output ``n`` is
   ``mix64(seed + (n + 1) * golden_gamma)``): one word gives 64 signs.
+* Count Sketch buckets and signs (:func:`signed_buckets`): sketch ``g`` of
+  ``n_groups`` takes SplitMix64 output number ``i * n_groups + g`` for
+  feature ``i``; its top bits are the bucket, its lowest bit the sign.
 """
 
 import sys
@@ -110,6 +113,63 @@ def gaussian_blocks(seed, blocks, n_columns, dtype):
     out *= radius[:, None]
     out = out.reshape(-1, n_columns)
     return out if np.dtype(dtype) == np.float32 else out.astype(dtype)
+
+
+def signed_buckets(seed, features, group, n_groups, n_buckets, index_dtype, dtype):
+    """Bucket and sign of each feature in Count Sketch ``group`` of ``n_groups``.
+
+    Parameters
+    ----------
+    seed : int
+        Key of the stream (a 64-bit integer).
+    features : ndarray of non-negative int
+        Feature indices.
+    group, n_groups : int
+        Which of the ``n_groups`` independent sketches.
+    n_buckets : int
+        A power of 2 up to ``2**32``.
+    index_dtype, dtype : numpy dtypes
+        Of the buckets and of the signs.
+
+    Returns
+    -------
+    buckets : ndarray of index_dtype, values in ``[0, n_buckets)``
+    signs : ndarray of dtype, values +-1
+    """
+    bucket_bits = int(n_buckets).bit_length() - 1
+    if n_buckets != 1 << bucket_bits or bucket_bits > 32:
+        raise ValueError(f"n_buckets must be a power of 2 up to 2**32, got {n_buckets}.")
+    words = _words(seed, features, group, 1, n_groups).ravel()
+    # The top bits (the best mixed) make the bucket; the sign is bit 0.
+    buckets = (words >> np.uint64(64 - bucket_bits)).astype(index_dtype)
+    words &= np.uint64(1)
+    signs = words.astype(dtype)
+    signs *= -2
+    signs += 1
+    return buckets, signs
+
+
+def hashed_gaussian_block(seed, features, n_columns, n_buckets, group_columns, dtype):
+    """Rows ``features`` of a Gaussian matrix behind Count Sketches, explicitly.
+
+    Column group ``g`` (``group_columns`` columns) has entries ``s_g(i)
+    G_g[h_g(i), :]``, from :func:`signed_buckets` and the Gaussian blocks
+    ``g * ceil(n_buckets / FEATURE_BLOCK)`` onwards. For tests and small
+    requests: CoREHasher multiplies by the sketches instead.
+    """
+    features = np.asarray(features, dtype=np.int64)
+    n_groups = -(-n_columns // group_columns)
+    blocks_per_group = -(-n_buckets // FEATURE_BLOCK)
+    columns = []
+    for group in range(n_groups):
+        width = min(group_columns, n_columns - group * group_columns)
+        buckets, signs = signed_buckets(
+            seed, features, group, n_groups, n_buckets, np.intp, dtype
+        )
+        blocks = group * blocks_per_group + np.arange(blocks_per_group)
+        G = gaussian_blocks(seed, blocks, width, dtype)
+        columns.append(signs[:, None] * G[buckets])
+    return np.hstack(columns)
 
 
 def rademacher_blocks(seed, blocks, n_columns, dtype):

@@ -8,7 +8,12 @@ import scipy.sparse as sp
 from sklearn.svm import SVC
 
 from sklearn_sketch import CoREHasher
-from sklearn_sketch._counter_random import gaussian_block, rademacher_block
+import sklearn_sketch._core_projection as core_projection
+from sklearn_sketch._counter_random import (
+    gaussian_block,
+    hashed_gaussian_block,
+    rademacher_block,
+)
 from sklearn_sketch._minhash import fmix32
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
@@ -24,6 +29,26 @@ def _data(n_samples=20, n_features=50, density=0.3, seed=0):
     return X
 
 
+def _projection_matrix(hasher, n_features):
+    """The ``n_features x k`` matrix R of a fitted hasher, explicitly."""
+    k, seed = hasher.n_components, hasher.projection_seed_
+    features = np.arange(n_features)
+    if hasher.projection == "rademacher":
+        return rademacher_block(seed, features, 0, k, k, np.float64)
+    m = core_projection.HASHED_BUCKETS
+    if hasher.projection == "hashed_gaussian" and n_features > m:
+        group = core_projection.HASHED_GROUP_COLUMNS
+        return hashed_gaussian_block(seed, features, k, m, group, np.float64)
+    return gaussian_block(seed, features, 0, k, k, np.float64)
+
+
+@pytest.fixture
+def small_hashed_projection(monkeypatch):
+    """Sketches small enough for the test data (4 buckets, groups of 2 columns)."""
+    monkeypatch.setattr(core_projection, "HASHED_BUCKETS", 4)
+    monkeypatch.setattr(core_projection, "HASHED_GROUP_COLUMNS", 2)
+
+
 def _brute_force_estimator(hasher, X):
     """Li's estimators from the definitions, one hash and one pair at a time."""
     k = hasher.n_components
@@ -33,10 +58,7 @@ def _brute_force_estimator(hasher, X):
     # Hash j of coordinate i: high 32 bits of a_j * fmix32(i) + b_j mod 2**64,
     # ties to the smaller coordinate.
     mixed = [int(m) for m in fmix32(np.arange(n_features))]
-    generate = gaussian_block if hasher.projection == "gaussian" else rademacher_block
-    R = generate(
-        hasher.projection_seed_, np.arange(n_features), 0, k, k, np.float64
-    )
+    R = _projection_matrix(hasher, n_features)
     K = np.zeros((n, n))
     for p in range(n):
         for q in range(n):
@@ -65,9 +87,9 @@ def _brute_force_estimator(hasher, X):
     return K
 
 
-@pytest.mark.parametrize("projection", ["gaussian", "rademacher"])
+@pytest.mark.parametrize("projection", ["gaussian", "rademacher", "hashed_gaussian"])
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_inner_products_equal_the_estimator(kernel, projection):
+def test_inner_products_equal_the_estimator(kernel, projection, small_hashed_projection):
     X = _data(n_samples=8, n_features=12, density=0.5)
     X[2, :] = np.abs(X[2, :])  # a row of one sign, next to mixed ones
     hasher = CoREHasher(
@@ -123,8 +145,8 @@ def test_dtype_preserved(kernel):
     assert hasher.transform(X.astype(np.int64)).dtype == np.float64
 
 
-@pytest.mark.parametrize("projection", ["gaussian", "rademacher"])
-def test_float32_and_float64_give_the_same_features(projection):
+@pytest.mark.parametrize("projection", ["gaussian", "rademacher", "hashed_gaussian"])
+def test_float32_and_float64_give_the_same_features(projection, small_hashed_projection):
     # The projection entries are the same values in both precisions, so the
     # two outputs differ by float32 rounding of the arithmetic only.
     X = sp.random(60, 700, density=0.05, random_state=1, format="csr")
@@ -172,7 +194,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
         # The projection as a sum over groups of feature blocks (one block
         # per group) changes the order of the sums only.
-        monkeypatch.setattr(core, "PROJECTION_BLOCK_BYTES", 1)
+        monkeypatch.setattr(core_projection, "PROJECTION_BLOCK_BYTES", 1)
         grouped = hasher.transform(X).toarray()
         np.testing.assert_allclose(grouped, whole, rtol=1e-12, atol=1e-15)
         # ... and, the groups depending on n_features only, row chunks
@@ -180,6 +202,28 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         pieces = sp.vstack([hasher.transform(X[i : i + 7]) for i in range(0, 300, 7)])
         np.testing.assert_array_equal(grouped, pieces.toarray())
         monkeypatch.undo()
+
+
+def test_hashed_gaussian_chunks_and_fallback(monkeypatch):
+    monkeypatch.setattr(core_projection, "HASHED_BUCKETS", 64)
+    X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
+    hasher = CoREHasher(100, projection="hashed_gaussian", random_state=0).fit(X)
+    whole = hasher.transform(X).toarray()
+    # Chunks of 7 rows generate only the Gaussian blocks they touch; the
+    # whole input generates them all: the same rows, bit for bit.
+    pieces = sp.vstack([hasher.transform(X[i : i + 7]) for i in range(0, 300, 7)])
+    np.testing.assert_array_equal(whole, pieces.toarray())
+    monkeypatch.setattr(core_projection, "MANY_ENTRIES_PER_ROW", np.inf)
+    np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
+    # The sketches change the features ...
+    gaussian = CoREHasher(100, random_state=0).fit(X).transform(X).toarray()
+    assert not np.allclose(whole, gaussian)
+    # ... unless there are no more features than buckets: then it is the
+    # Gaussian projection exactly.
+    X = X[:, :64]
+    hasher = CoREHasher(100, projection="hashed_gaussian", random_state=0).fit(X)
+    gaussian = CoREHasher(100, random_state=0).fit(X).transform(X).toarray()
+    np.testing.assert_array_equal(hasher.transform(X).toarray(), gaussian)
 
 
 def test_degenerate_inputs():
@@ -203,6 +247,8 @@ def test_fitted_state_does_not_grow_with_n_features():
         assert getattr(small, name).shape == getattr(large, name).shape
     X = sp.csr_matrix(([1.0, 2.0], ([0, 1], [5, 9_999_999])), shape=(2, 10**7))
     assert large.transform(X).nnz == 32
+    hashed = CoREHasher(16, projection="hashed_gaussian", random_state=0).fit(X)
+    assert np.all(np.isfinite(hashed.transform(X).data))
 
 
 @pytest.mark.parametrize(
