@@ -279,20 +279,15 @@ def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None):
     positions = best.reshape(n_bins, n_rows).view(np.int32)[:, low::2].copy()
     del best
     # Densification decides, for every bin, which bin it takes its minimum
-    # from; it works on a table of those source bins (int16 for up to 2**15
-    # bins: half the memory traffic of the positions), and one gather at the
-    # end reads the positions, rows back in their input order.
-    source_dtype = np.int16 if n_bins < 2**15 else np.int32
-    filled = positions >= 0
-    shifted = np.multiply(
-        filled, np.arange(1, n_bins + 1, dtype=source_dtype)[:, None], dtype=source_dtype
-    )
-    sources = shifted - source_dtype(1)
-    _densify(sources, shifted, probes)
-    flat = sources.T[rank].astype(np.intp)
+    # from (a bin-major table of source bins); one gather then reads the
+    # positions, in the bin-major order (a source's row of the table is read
+    # in sequence), and one transposition puts the rows back in input order.
+    sources = _densify(positions >= 0, probes)
+    flat = sources.astype(np.intp)
     flat *= n_rows
-    flat += rank[:, None]
-    return gather(positions, flat)
+    flat += np.arange(n_rows)
+    positions = gather(positions, flat)
+    return positions.T[rank]
 
 
 def _dense_steps(n_filled, n_bins, n_attempts):
@@ -316,38 +311,63 @@ def _dense_steps(n_filled, n_bins, n_attempts):
     return steps
 
 
-def _densify(sources, shifted, probes):
-    """Give every empty bin of a bin-major table of source bins its source.
+def _densify(filled, probes):
+    """Source bin of every bin of a bin-major table (optimal densification).
 
-    ``sources`` (a signed integer table, ``n_bins x n_rows``) holds each
-    filled bin's own number and -1 for an empty bin; ``shifted`` holds the
-    same plus one (0 for an empty bin). Optimal densification: an empty bin
-    takes the number of the first originally filled bin its probe sequence
-    hits, in place.
+    Parameters
+    ----------
+    filled : ndarray of bool, shape (n_bins, n_rows)
+        Which bins of each row (column) hold a minimum. A column has at
+        least one filled bin.
+    probes : ndarray of shape (n_bins, n_attempts)
+        From :func:`densification_probes`.
+
+    Returns
+    -------
+    sources : ndarray of int, shape (n_bins, n_rows)
+        A filled bin's own number; for an empty bin, the first originally
+        filled bin its probe sequence hits.
     """
     n_bins, n_attempts = probes.shape
-    n_rows = sources.shape[1]
-    sign_shift = 8 * sources.dtype.itemsize - 1
-    # Whole-table steps on the columns that are worth them (a prefix, the
-    # columns being sorted by row length; a longer row that still needs
-    # work extends the prefix). A step gathers the probed table rows and
-    # adds them where a bin is still empty: -1 + (candidate + 1), with a
-    # mask from the sign bit, so no boolean passes.
-    n_filled = (shifted > 0).sum(axis=0, dtype=np.int64)  # faster than count_nonzero
+    n_rows = filled.shape[1]
+    n_filled = filled.sum(axis=0, dtype=np.int64)  # faster than count_nonzero
     steps = _dense_steps(n_filled, n_bins, n_attempts)
+    # Whole-table steps first, on the columns that are worth them (a prefix,
+    # the columns being sorted by row length; a longer row that still needs
+    # work extends the prefix). A step is one gather of the probed table
+    # rows and one maximum, thanks to an encoding of each table entry as
+    # (priority, source bin): the bins filled from the start have the top
+    # priority, a bin settled at step t the priority top - 1 - t, and an
+    # empty bin is 0, so the maximum keeps the earliest hit. Candidates are
+    # the encoded filled bins minus (t + 1) priority units; an empty
+    # candidate goes negative and never wins. int16 entries when the
+    # priorities fit (k = 256: up to 126 steps), else int32.
+    bin_bits = max(1, (n_bins - 1).bit_length())
+    if int(steps.max(initial=0)) <= 2 ** (15 - bin_bits) - 2:
+        dtype = np.int16
+    else:
+        dtype = np.int32
+        steps = np.minimum(steps, 2 ** (31 - bin_bits) - 2)
     active = np.maximum.accumulate(steps[::-1])[::-1]
-    widths = np.searchsorted(-active, -np.arange(n_attempts), side="left")
-    for attempt in range(int(active[0])):
+    n_steps = int(active[0]) if n_rows else 0
+    widths = np.searchsorted(-active, -np.arange(n_steps), side="left")
+    top = n_steps + 1
+    encoded = np.multiply(
+        filled, (np.arange(n_bins) + (top << bin_bits)).astype(dtype)[:, None], dtype=dtype
+    )
+    table = encoded.copy()
+    for attempt in range(n_steps):
         width = int(widths[attempt])
-        table = sources[:, :width]
-        mask = table >> sign_shift
-        mask &= shifted[probes[:, attempt], :width]
-        table += mask
+        candidates = encoded[probes[:, attempt], :width]
+        candidates -= dtype((attempt + 1) << bin_bits)
+        np.maximum(table[:, :width], candidates, out=table[:, :width])
+    table_flat = table.ravel()
+    pending = np.flatnonzero(table_flat == 0)
+    table_flat &= dtype((1 << bin_bits) - 1)  # the source bins
     # ... then the same sequence continues on the list of the bins left,
     # each from the attempt its column reached, several probes at a time
     # (twice as many at each round, for the bins that keep missing).
-    filled_flat, sources_flat = shifted.ravel() > 0, sources.ravel()
-    pending = np.flatnonzero(sources_flat < 0)
+    filled_flat = filled.ravel()
     if filled_flat.size < 2**31:
         pending = pending.astype(np.int32)  # halves the traffic of the loop
     pending_rows = pending % n_rows
@@ -367,24 +387,24 @@ def _densify(sources, shifted, probes):
         # is a miss of the whole sequence.
         found = hits[rows, first]
         chosen = candidates[rows, first]
-        sources_flat[pending[found]] = sources_flat[chosen[found]]
+        table_flat[pending[found]] = chosen[found] // n_rows
         next_attempt += n_probes
-        going = ~found & (next_attempt < n_attempts)
-        pending, pending_bins = pending[going], pending_bins[going]
-        pending_rows, next_attempt = pending_rows[going], next_attempt[going]
+        missed = ~found
+        retry = missed & (next_attempt < n_attempts)
+        exhausted = missed & ~retry
+        if exhausted.any():
+            # Rare after the probes: continue the same (row-independent)
+            # sequence with the bins j + 1, j + 2, ... (circularly), which
+            # ends for sure.
+            left, left_rows = pending_bins[exhausted], pending_rows[exhausted]
+            offsets = np.arange(1, n_bins + 1)
+            circular = (left[:, None] + offsets) % n_bins * n_rows + left_rows[:, None]
+            first = np.argmax(filled_flat[circular], axis=1)
+            table_flat[pending[exhausted]] = circular[np.arange(left.size), first] // n_rows
+        pending, pending_bins = pending[retry], pending_bins[retry]
+        pending_rows, next_attempt = pending_rows[retry], next_attempt[retry]
         n_probes *= 2
-    pending = np.flatnonzero(sources_flat < 0)
-    pending_rows = pending % n_rows
-    pending_bins = pending // n_rows
-    if pending.size:
-        # Rare after the probes: continue the same (row-independent) sequence
-        # with the bins j + 1, j + 2, ... (circularly), which ends for sure.
-        offsets = np.arange(1, n_bins + 1)
-        candidates = (pending_bins[:, None] + offsets) % n_bins * n_rows
-        candidates += pending_rows[:, None]
-        first = np.argmax(filled_flat[candidates], axis=1)
-        chosen = candidates[np.arange(pending.size), first]
-        sources_flat[pending] = sources_flat[chosen]
+    return table
 
 
 def bbit_codes(hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None):

@@ -1,5 +1,6 @@
 """CoREHasher: output structure, exactness of the linearization, reliability."""
 
+import itertools
 import pickle
 
 import numpy as np
@@ -287,3 +288,66 @@ def test_linear_svm_on_hashed_features_matches_kernel_svm():
     Z = CoREHasher(1024, random_state=0).fit_transform(X)
     np.testing.assert_allclose((Z @ Z.T).toarray(), K, atol=0.25)
     assert resemblance_kernel(X).shape == (60, 60)
+
+
+def _brute_force_oph(indices, indptr, hash_coefficients, probes):
+    """One-permutation hashing with optimal densification, row by row."""
+    from sklearn_sketch._minhash import oph_sort_keys
+
+    n_bins = probes.shape[0]
+    hashes = (oph_sort_keys(hash_coefficients, indices) >> np.uint64(32)).astype(object)
+    probes = probes.tolist()
+    rows = []
+    for start, stop in zip(indptr[:-1], indptr[1:]):
+        if start == stop:
+            continue
+        best = {}
+        for position in range(start, stop):
+            bin_ = hashes[position] * n_bins >> 32
+            key = (hashes[position], position)
+            best[bin_] = min(best.get(bin_, key), key)
+        row = []
+        for j in range(n_bins):
+            source = j
+            if j not in best:
+                # The probes, then the bins after j circularly.
+                tried = itertools.chain(
+                    probes[j], ((j + t) % n_bins for t in range(1, n_bins + 1))
+                )
+                source = next(b for b in tried if b in best)
+            row.append(best[source][1] - start)
+        rows.append(row)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("n_components", [1, 7, 64, 1024])
+def test_oph_positions_match_the_definition(n_components):
+    # Rows from 1 to 400 entries: with k = 1024 the short rows need far more
+    # whole-table densification steps than 16-bit priorities allow, and the
+    # one-entry rows exhaust the probes (the circular fallback).
+    from sklearn_sketch._hashing import draw_polynomial_hashes
+    from sklearn_sketch._minhash import (
+        densification_probes,
+        draw_multiply_shift,
+        oph_positions,
+    )
+
+    rng = np.random.RandomState(0)
+    lengths = np.r_[1, 1, 2, 5, 30, rng.randint(1, 400, size=15), 0]
+    X = sp.vstack(
+        [
+            sp.csr_matrix(
+                (np.ones(n), (np.zeros(n, int), rng.choice(5000, n, replace=False))),
+                shape=(1, 5000),
+            )
+            for n in lengths
+        ]
+    ).tocsr()
+    X.sort_indices()
+    permutation = draw_multiply_shift(rng, 1)[0]
+    probe_hash = draw_polynomial_hashes(rng, 1, 2)[0]
+    probes = densification_probes(probe_hash, n_components, min(n_components, 256))
+    positions = oph_positions(X.indices, X.indptr, permutation, probes)
+    offsets = X.indptr[:-1][np.diff(X.indptr) > 0]
+    expected = _brute_force_oph(X.indices, X.indptr, permutation, probes)
+    np.testing.assert_array_equal(positions - offsets[:, None], expected)
