@@ -442,6 +442,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                     self.b_bits,
                     out=codes[rows],
                     offsets=block_starts,
+                    n_keys=X.shape[1],
                 )
             if self.kernel == "core2":
                 gather(X.data, positions, out=values[rows])
