@@ -27,9 +27,14 @@ transform that does nothing else still takes that long, so a ratio below
 the floor's is out of reach however the parts are arranged. The floor does
 not bind "hashed_gaussian", which neither generates R nor multiplies by it.
 
+With ``--oph-ks K [K ...]`` it times only the resemblance transform with
+hashing="oph" at each k instead (OPH should cost O(nnz + k) per row; at large
+k most bins of a document are empty and densification dominates).
+
 Usage::
 
     python benchmarks/bench_core_hasher.py [--data-home DIR] [--repeats 5]
+    python benchmarks/bench_core_hasher.py --oph-ks 64 256 1024 4096 --repeats 3
 
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the tables give medians of the repeats, in
@@ -125,6 +130,18 @@ def print_table(title, reference, rows, times, target):
     print()
 
 
+def oph_scaling(X, ks, repeats):
+    """Resemblance OPH transform time at each k (median of the repeats)."""
+    print(f"20 Newsgroups train: {X.shape}, nnz={X.nnz}, resemblance, hashing='oph', "
+          f"median of {repeats} repeats")
+    print(f"{'k':>6s} {'wall s':>8s} {'us per row':>11s} {'per row / k (ns)':>17s}")
+    for k in ks:
+        hasher = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(X[:1])
+        wall, _ = median_times({"oph": (lambda: hasher.transform(X), repeats)}, repeats)["oph"]
+        per_row = wall / X.shape[0]
+        print(f"{k:6d} {wall:8.3f} {per_row * 1e6:11.1f} {per_row / k * 1e9:17.1f}")
+
+
 def main():
     default_home = os.environ.get(
         "SKLEARN_SKETCH_DATA",
@@ -134,10 +151,13 @@ def main():
     parser.add_argument("--data-home", default=default_home)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-components", type=int, default=256)
+    parser.add_argument("--oph-ks", type=int, nargs="+", default=None)
     args = parser.parse_args()
 
     X, _ = load_20newsgroups_counts(args.data_home, subset="train")
     X = X.astype(np.float32)
+    if args.oph_ks:
+        return oph_scaling(X, args.oph_ks, args.repeats)
     k, r = args.n_components, args.repeats
     slow = max(1, min(r, 3))  # repeats of the slow O(nnz * k) runs
     print(f"20 Newsgroups train: {X.shape}, nnz={X.nnz}, float32, k={k}, "

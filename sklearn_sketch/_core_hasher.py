@@ -21,6 +21,7 @@ from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
 from ._minhash import (
     bbit_codes,
+    densification_inverse,
     densification_probes,
     draw_multiply_shift,
     minwise_positions,
@@ -480,6 +481,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if self.hashing == "oph":
             n_attempts = min(k, MAX_PROBES)
             probes = densification_probes(self.probe_coefficients_, k, n_attempts)
+            inverse = densification_inverse(self.probe_coefficients_, k, n_attempts)
             key_table = None
             if X.shape[1] <= X.nnz:
                 key_table = oph_key_table(self.hash_coefficients_[0], X.shape[1])
@@ -499,6 +501,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                     self.hash_coefficients_[0],
                     probes,
                     key_table,
+                    inverse,
                 )
             # Offset in a dtype that holds positions of the whole X (int64
             # for 2**31 entries or more), not in the chunk's int32.

@@ -320,11 +320,15 @@ def _brute_force_oph(indices, indptr, hash_coefficients, probes):
     return np.array(rows)
 
 
+@pytest.mark.parametrize("sparse_fill", [None, 0.0, 2.0], ids=["auto", "steps", "inverse"])
 @pytest.mark.parametrize("n_components", [1, 7, 64, 1024])
-def test_oph_positions_match_the_definition(n_components):
-    # Rows from 1 to 400 entries: with k = 1024 the short rows need far more
-    # whole-table densification steps than 16-bit priorities allow, and the
-    # one-entry rows exhaust the probes (the circular fallback).
+def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypatch):
+    # Rows from 1 to 400 entries: the one-entry rows exhaust the probes (the
+    # circular fallback). Densification by whole-table steps, from the
+    # filled bins, or each where it is cheaper, gives the same; with
+    # k = 1024 the short rows need far more whole-table steps than 16-bit
+    # priorities allow.
+    import sklearn_sketch._minhash as minhash
     from sklearn_sketch._hashing import draw_polynomial_hashes
     from sklearn_sketch._minhash import (
         densification_probes,
@@ -332,6 +336,8 @@ def test_oph_positions_match_the_definition(n_components):
         oph_positions,
     )
 
+    if sparse_fill is not None:
+        monkeypatch.setattr(minhash, "SPARSE_FILL_FRACTION", sparse_fill)
     rng = np.random.RandomState(0)
     lengths = np.r_[1, 1, 2, 5, 30, rng.randint(1, 400, size=15), 0]
     X = sp.vstack(
