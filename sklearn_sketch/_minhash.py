@@ -289,7 +289,7 @@ def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None, in
         From :func:`densification_probes`.
     key_table : ndarray of uint64, default=None
         The :func:`oph_key_table` of the hash, if built.
-    inverse : tuple of two ndarrays, default=None
+    inverse : tuple of three ndarrays, default=None
         The :func:`invert_probes` of ``probes``, if kept (computed when
         needed otherwise).
 
@@ -416,13 +416,13 @@ def _sparse_first_hits(filled, steps, inverse):
 
 
 def _dense_steps(n_filled, n_bins, n_attempts):
-    """Whole-table densification steps each table column is worth.
+    """Densification steps (probe attempts) to cover for each table column.
 
-    A step costs one pass over the column; a column with ``e`` empty bins
-    and a fraction ``p`` filled expects ``e (1 - p)**t`` of them left after
-    ``t`` steps. Steps continue while more than ``DENSE_EMPTY_FRACTION`` of
-    the bins would still be empty; the bins left then go to the list phase,
-    whose cost per bin is several times a step's per entry (measured).
+    A column with ``e`` empty bins and a fraction ``p`` filled expects ``e
+    (1 - p)**t`` of them left after ``t`` steps. Steps continue while more
+    than ``DENSE_EMPTY_FRACTION`` of the bins would still be empty; the bins
+    left then go to the list phase, whose cost per bin is several times a
+    whole-table step's per entry (measured).
     """
     n_empty = n_bins - n_filled
     target = DENSE_EMPTY_FRACTION * n_bins
@@ -446,7 +446,7 @@ def _densify(filled, probes, inverse=None):
         least one filled bin.
     probes : ndarray of shape (n_bins, n_attempts)
         From :func:`densification_probes`.
-    inverse : tuple of two ndarrays, default=None
+    inverse : tuple of three ndarrays, default=None
         :func:`invert_probes` of ``probes`` (computed if needed and None).
 
     Returns
