@@ -208,9 +208,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     Box-Muller transform of NumPy's Philox bits; Rademacher: SplitMix64
     bits), and the hashed Gaussian's buckets and signs from SplitMix64
     outputs keyed by ``(seed, feature, group)``, so nothing in the fitted
-    state grows with the number of features. Gaussian entries are float32 draws for
-    float32 and float64 data alike: the two precisions give the same
-    features up to float32 rounding.
+    state grows with the number of features. Gaussian entries are float32
+    draws for float32 and float64 data alike: the two precisions give the
+    same features up to float32 rounding.
 
     **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
     k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
@@ -218,8 +218,8 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     features the data touch ("hashed_gaussian": of ``8192 * k`` entries at
     most, whatever the number of features). Rows are hashed in chunks of
     bounded size; the projection matrix is generated and multiplied in
-    groups of feature blocks of 8 MiB ("hashed_gaussian": 2 MiB, one group
-    of columns at a time). Float32 input gives float32 output.
+    groups of feature blocks of 8 MiB ("hashed_gaussian": 4 MiB, one group
+    of 128 columns at a time). Float32 input gives float32 output.
 
     References
     ----------

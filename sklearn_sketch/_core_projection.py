@@ -55,8 +55,11 @@ HASHED_BUCKETS = 2**13
 HASHED_GROUP_COLUMNS = 128
 
 # Entries per row of R above which all of R's blocks are generated (see
-# _times_generated_rows).
-MANY_ENTRIES_PER_ROW = 8
+# _times_generated_rows). Generating an entry costs about as much as 15
+# multiply-adds of the product (33M entries took as long as X @ G on 20
+# Newsgroups), so generating untouched blocks at this ratio costs at most a
+# quarter of the product.
+MANY_ENTRIES_PER_ROW = 64
 
 PROJECTIONS = ("gaussian", "rademacher", "hashed_gaussian")
 
@@ -149,9 +152,9 @@ def _times_generated_rows(part, generate, seed, first_block, n_columns):
     """
     n_part = -(-part.shape[1] // FEATURE_BLOCK)
     if part.nnz >= MANY_ENTRIES_PER_ROW * n_part * FEATURE_BLOCK:
-        # Finding the touched blocks would cost a pass over the entries,
-        # and generating all of them costs at most 1/MANY_ENTRIES_PER_ROW
-        # of the product.
+        # Finding the touched blocks would cost a pass over the entries, for
+        # little: generating all of them costs at most a quarter of the
+        # product (see MANY_ENTRIES_PER_ROW).
         blocks = np.arange(first_block, first_block + n_part)
         return part @ generate(seed, blocks, n_columns, part.dtype)[: part.shape[1]]
     block_of = part.indices // FEATURE_BLOCK
