@@ -14,7 +14,7 @@ The k independent minwise hashes (hashing="minwise") are reported too, and
 the type 1 transform with each projection: "gaussian" (the default, the
 paper's i.i.d. N(0, 1) entries), "rademacher" and "hashed_gaussian" (a
 Gaussian matrix behind Count Sketches of the features, whose product reads
-a 2 MiB matrix per group of 64 columns instead of all 33M entries of R).
+a 4 MiB matrix per group of 128 columns instead of all 33M entries of R).
 
 The floor of target 2. Besides the product, the type 1 transform must hash
 the rows (the "resemblance, oph" row: hashing plus the sparse output) and
