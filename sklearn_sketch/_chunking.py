@@ -14,11 +14,15 @@ and BLAS release the GIL in the heavy parts), each writing its own slice of
 the preallocated output, so the result is the same array as with one job.
 """
 
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.utils import gen_batches
+
 # scikit-learn's wrappers of joblib carry its configuration (working_memory,
 # assume_finite, ...) into the worker threads.
 from sklearn.utils.parallel import Parallel, delayed
@@ -106,17 +110,43 @@ def input_bytes_per_row(X):
     return int(np.ceil(n_values * (_INPUT_BYTES_PER_VALUE + 2 * X.dtype.itemsize)))
 
 
+# The BLAS thread limit is process-wide state: with several transforms
+# running at once (in threads of the user's), a plain ``threadpool_limits``
+# context would restore the limit it found, which may be another call's
+# lowered one. The first call to enter sets the limit and the last to leave
+# restores the original.
+_BLAS_LIMIT_LOCK = threading.Lock()
+_blas_limit = {"users": 0, "limiter": None}
+
+
+@contextmanager
+def single_threaded_blas():
+    """Limit BLAS to one thread while any caller is inside; restore after the last."""
+    with _BLAS_LIMIT_LOCK:
+        if _blas_limit["users"] == 0:
+            _blas_limit["limiter"] = threadpool_limits(limits=1, user_api="blas")
+        _blas_limit["users"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LIMIT_LOCK:
+            _blas_limit["users"] -= 1
+            if _blas_limit["users"] == 0:
+                _blas_limit["limiter"].restore_original_limits()
+                _blas_limit["limiter"] = None
+
+
 def _run_in_threads(function, chunks, n_jobs):
     """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1.
 
     While the threads run, BLAS is limited to one thread each: a BLAS that
     already spreads one product over every core would otherwise run
     ``n_jobs`` times as many threads as cores (KernelJL's transform was 1.5x
-    slower with two jobs than with one, benchmarks/bench_scaling.py).
+    slower with two jobs than with one).
     """
     if n_jobs == 1 or len(chunks) <= 1:
         return [function(rows) for rows in chunks]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         return Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(function)(rows) for rows in chunks
         )

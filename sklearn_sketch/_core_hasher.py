@@ -9,16 +9,16 @@ from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import sparse_transform_in_chunks
+from ._compat import StrOptions, _fit_context
 from ._core_projection import PROJECTIONS, project
 from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
+from ._incremental import check_partial_fit_features
 from ._minhash import (
     bbit_codes,
     densification_inverse,
@@ -29,9 +29,13 @@ from ._minhash import (
     oph_key_table,
     oph_positions,
 )
-from ._incremental import check_partial_fit_features
 from ._sparse import dense_to_csr, gather
-from ._validation import validate_features
+from ._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    positive_int,
+    validate_features,
+)
 
 # Pairwise independence is all the densification probes need.
 PROBE_HASH_INDEPENDENCE = 2
@@ -245,13 +249,13 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [positive_int()],
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
-        "b_bits": [Interval(Integral, 1, 32, closed="both"), None],
+        "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
         "hashing": [StrOptions({"minwise", "oph"})],
         "projection": [StrOptions(set(PROJECTIONS))],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     # The output is sparse: dask collections become arrays of CSR blocks.

@@ -5,7 +5,7 @@ import numpy as np
 from ._validation import validate_features
 
 
-def check_partial_fit_features(estimator, X, accept_sparse=("csr", "csc")):
+def check_partial_fit_features(estimator, X):
     """Validate a later ``partial_fit`` batch; False when nothing is fitted yet.
 
     Parameters
@@ -14,8 +14,6 @@ def check_partial_fit_features(estimator, X, accept_sparse=("csr", "csc")):
         The estimator whose ``partial_fit`` is called.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The batch.
-    accept_sparse : str or tuple of str, default=("csr", "csc")
-        Sparse formats accepted (as in :func:`validate_features`).
 
     Returns
     -------
@@ -31,7 +29,7 @@ def check_partial_fit_features(estimator, X, accept_sparse=("csr", "csc")):
     """
     if not hasattr(estimator, "n_features_in_"):
         return False
-    validate_features(estimator, X, reset=False, accept_sparse=accept_sparse)
+    validate_features(estimator, X, reset=False)
     return True
 
 

@@ -1,7 +1,7 @@
 """KernelJL: Gaussian sketch of a subsample Gram matrix (Kpotufe & Sriperumbudur, 2020)."""
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,7 +10,6 @@ from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.metrics.pairwise import (
     KERNEL_PARAMS,
@@ -19,13 +18,18 @@ from sklearn.metrics.pairwise import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import input_bytes_per_row, parallel_row_chunks, transform_in_chunks
+from ._compat import StrOptions, _fit_context
 from ._dask import maybe_transform_dask
 from ._incremental import reservoir_update
-from ._validation import validate_features
+from ._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    positive_int,
+    validate_features,
+)
 
 # Temporaries per row and subsample point while a chunk is transformed: the
 # kernel block itself plus one more block of the same size (the squared
@@ -241,19 +245,19 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "n_subsample": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [positive_int()],
+        "n_subsample": [positive_int()],
         "kernel": [
             StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"}),
             callable,
         ],
-        "gamma": [Interval(Real, 0, None, closed="left"), None],
-        "degree": [Interval(Real, 1, None, closed="left"), None],
-        "coef0": [Interval(Real, None, None, closed="neither"), None],
+        "gamma": [StrictInterval(Real, 0, None, closed="left"), None],
+        "degree": [StrictInterval(Real, 1, None, closed="left"), None],
+        "coef0": [StrictInterval(Real, None, None, closed="neither"), None],
         "kernel_params": [dict, None],
         "center": ["boolean"],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(
@@ -299,7 +303,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self : object
             Fitted transformer.
         """
-        X = validate_features(self, X, reset=True, accept_sparse="csr")
+        X = validate_features(self, X, reset=True)
         kernel_params = self._get_kernel_params()
         n_samples = X.shape[0]
         if self.kernel == "precomputed" and X.shape[1] != n_samples:
@@ -387,7 +391,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         kernel_params = self._get_kernel_params()
         first = not hasattr(self, "_reservoir_random_state")
         if first:
-            X = validate_features(self, X, reset=True, accept_sparse="csr")
+            X = validate_features(self, X, reset=True)
             random_state = check_random_state(self.random_state)
             self._reservoir_random_state = random_state
             self._reservoir_gaussian = random_state.standard_normal(
@@ -397,7 +401,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             components = X[:0]
             indices = np.empty(0, dtype=np.int64)
         else:
-            X = validate_features(self, X, reset=False, accept_sparse="csr")
+            X = validate_features(self, X, reset=False)
             components, indices = self.components_, self.component_indices_
             X = X.astype(components.dtype, copy=False)
 
@@ -494,7 +498,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
-        X = validate_features(self, X, reset=False, accept_sparse="csr")
+        X = validate_features(self, X, reset=False)
         kernel_params = self._get_kernel_params()
         dtype = X.dtype
         projection = self.projection_.astype(dtype, copy=False)

@@ -19,8 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
 
+from ._compat import StrOptions
 from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch

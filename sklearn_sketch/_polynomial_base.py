@@ -10,7 +10,7 @@ fast Walsh-Hadamard transform and the sampled Hadamard coordinates.
 """
 
 import functools
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,14 +19,18 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunking import transform_in_chunks
 from ._dask import maybe_transform_dask
 from ._hashing import polynomial_hash
 from ._incremental import check_partial_fit_features
-from ._validation import validate_features
+from ._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    positive_int,
+    validate_features,
+)
 
 # Every product estimator below is quadratic in the random signs of each
 # degree, so the second moment of a kernel estimate involves at most four
@@ -35,12 +39,12 @@ from ._validation import validate_features
 SIGN_HASH_INDEPENDENCE = 4
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
-    "n_components": [Interval(Integral, 1, None, closed="left")],
-    "degree": [Interval(Integral, 1, None, closed="left")],
-    "gamma": [Interval(Real, 0, None, closed="neither")],
-    "coef0": [Interval(Real, 0, None, closed="left")],
+    "n_components": [positive_int()],
+    "degree": [positive_int()],
+    "gamma": [StrictInterval(Real, 0, None, closed="neither")],
+    "coef0": [StrictInterval(Real, 0, None, closed="left")],
     "random_state": ["random_state"],
-    "n_jobs": [Integral, None],
+    "n_jobs": N_JOBS_CONSTRAINT,
 }
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.

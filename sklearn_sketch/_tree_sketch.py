@@ -5,8 +5,8 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
 
+from ._compat import StrOptions
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,

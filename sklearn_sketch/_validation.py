@@ -1,40 +1,132 @@
-"""Input validation shared by the estimators."""
+"""The input path and parameter constraints shared by every estimator.
+
+Every estimator validates its input through :func:`validate_features`, so
+the input rules hold for all of them at once:
+
+* integer and boolean input become float64, float32 stays float32;
+* NaN and infinity are refused with an error naming them (unless the user
+  opted out with ``sklearn.set_config(assume_finite=True)``);
+* sparse input of any format becomes a CSR matrix in canonical form (sorted
+  indices, no duplicate entries, no stored zeros), with int32 indices
+  whenever they fit: a non-canonical CSR, whose duplicates scipy sums, is
+  treated exactly as its canonical form. Only the nonzeros are read, so the
+  cost does not depend on the number of columns.
+"""
+
+from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
+
+from ._compat import Interval
 
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
-def validate_features(estimator, X, *, reset, accept_sparse=("csr", "csc")):
-    """Validate ``X`` for ``fit`` (``reset=True``) or ``transform`` (``reset=False``).
+class StrictInterval(Interval):
+    """scikit-learn's ``Interval`` constraint, refusing booleans.
 
-    Integer and boolean input become float64; float32 stays float32. NaN and
-    infinity are rejected with an error that names them, and so is a wrong
-    number of features at transform time (scikit-learn's own message).
+    ``True`` is an ``Integral`` for Python, but ``n_components=True`` is a
+    mistake, not a request for one component.
+    """
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
+
+    def __str__(self):
+        return super().__str__().replace("an int ", "an int (not a bool) ", 1)
+
+
+def positive_int():
+    """Constraint: an int >= 1 (not a bool)."""
+    return StrictInterval(Integral, 1, None, closed="left")
+
+
+# joblib's convention: a positive number of jobs, or -1 for all processors,
+# -2 for all but one, ...; 0 is meaningless and refused at fit.
+N_JOBS_CONSTRAINT = [
+    StrictInterval(Integral, 1, None, closed="left"),
+    StrictInterval(Integral, None, -1, closed="right"),
+    None,
+]
+
+__all__ = [
+    "FLOAT_DTYPES",
+    "N_JOBS_CONSTRAINT",
+    "StrictInterval",
+    "canonical_csr",
+    "positive_int",
+    "validate_features",
+]
+
+
+def canonical_csr(X):
+    """``X`` as a canonical ``csr_matrix`` with int32 indices where they fit.
+
+    Canonical: sorted column indices within each row, no duplicate entries
+    (summed, as scipy's arithmetic treats them) and no stored zeros. The
+    input is copied only when it is not canonical already; the cost is
+    ``O(nnz + n_rows)`` whatever the number of columns.
+
+    Parameters
+    ----------
+    X : sparse matrix or array of shape (n_samples, n_features)
+
+    Returns
+    -------
+    X : csr_matrix of shape (n_samples, n_features)
+    """
+    X = sp.csr_matrix(X) if not isinstance(X, sp.csr_matrix) else X
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    if X.nnz and not np.all(X.data):
+        X = X.copy()
+        X.eliminate_zeros()
+    int32_max = np.iinfo(np.int32).max
+    fits_int32 = X.shape[1] - 1 <= int32_max and X.nnz <= int32_max
+    if fits_int32 and (X.indices.dtype != np.int32 or X.indptr.dtype != np.int32):
+        X = sp.csr_matrix(
+            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+            shape=X.shape,
+        )
+        X.has_sorted_indices = True
+        X.has_canonical_format = True
+    return X
+
+
+def validate_features(estimator, X, *, reset):
+    """Validate ``X`` for ``fit`` (``reset=True``) or ``transform`` (``reset=False``).
 
     Parameters
     ----------
     estimator : BaseEstimator
-        The estimator that records or checks ``n_features_in_``.
+        The estimator that records or checks ``n_features_in_`` and
+        ``feature_names_in_``.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The input.
     reset : bool
-        True in ``fit``, False in ``transform``.
-    accept_sparse : str or tuple of str, default=("csr", "csc")
-        Sparse formats passed through unchanged; others are converted to the
-        first one.
+        True in ``fit``, False in ``transform`` and later ``partial_fit``
+        batches.
 
     Returns
     -------
-    X : {ndarray, sparse matrix}
-        Validated, finite, floating-point input.
+    X : {ndarray, csr_matrix}
+        Validated floating-point input; sparse input is a canonical CSR
+        matrix (see :func:`canonical_csr`).
     """
-    return validate_data(
+    X = validate_data(
         estimator,
         X,
         reset=reset,
-        accept_sparse=accept_sparse,
+        accept_sparse="csr",
+        accept_large_sparse=True,
         dtype=FLOAT_DTYPES,
         ensure_all_finite=True,
     )
+    if sp.issparse(X):
+        X = canonical_csr(X)
+    return X

@@ -13,16 +13,14 @@ from sklearn.metrics.pairwise import check_pairwise_arrays
 from sklearn.preprocessing import normalize
 
 from ._chunking import row_chunks
+from ._validation import canonical_csr
 
 __all__ = ["core_kernel", "resemblance_kernel"]
 
 
 def _patterns(X):
     """Canonical CSR, its l2-normalized copy, its binary pattern and set sizes."""
-    X = sp.csr_matrix(X)
-    X = X.copy()
-    X.sum_duplicates()
-    X.eliminate_zeros()
+    X = canonical_csr(X)
     # normalize leaves all-zero rows at zero.
     X_normalized = normalize(X, norm="l2")
     pattern = sp.csr_matrix(
