@@ -14,6 +14,7 @@ and BLAS release the GIL in the heavy parts), each writing its own slice of
 the preallocated output, so the result is the same array as with one job.
 """
 
+import os
 import threading
 from contextlib import contextmanager
 
@@ -273,3 +274,39 @@ def sparse_transform_in_chunks(
 
     _run_in_threads(run, chunks, n_jobs)
     return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], n_output_features))
+
+
+def _physical_memory_bytes():
+    """Total physical memory of the machine, or None where it cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_allocation(n_bytes, what):
+    """Refuse, before allocating it, a block larger than the machine's memory.
+
+    An impossible size (say ``n_components=10**9``) must fail at once with
+    the size it would need, not after minutes of swapping or computing.
+
+    Parameters
+    ----------
+    n_bytes : int or float
+        Size of the block about to be allocated.
+    what : str
+        What the block is, for the message (for example "the output of
+        transform (5 x 1000000000 float64)").
+
+    Raises
+    ------
+    MemoryError
+        If ``n_bytes`` exceeds the machine's physical memory.
+    """
+    limit = _physical_memory_bytes()
+    if limit is not None and n_bytes > limit:
+        raise MemoryError(
+            f"{what} would need {n_bytes / 2**30:.1f} GiB, more than this "
+            f"machine's {limit / 2**30:.1f} GiB of memory. Reduce n_components "
+            "or the other size parameters."
+        )
