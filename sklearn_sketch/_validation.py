@@ -10,7 +10,11 @@ the input rules hold for all of them at once:
   indices, no duplicate entries, no stored zeros), with int32 indices
   whenever they fit: a non-canonical CSR, whose duplicates scipy sums, is
   treated exactly as its canonical form. Only the nonzeros are read, so the
-  cost does not depend on the number of columns.
+  cost does not depend on the number of columns;
+* at most ``MAX_N_FEATURES = 2**61 - 2`` columns: feature indices (and the
+  index ``n_features`` of the constant coordinate of the polynomial
+  sketches) are hashed as elements of the prime field ``2**61 - 1``, where a
+  wider index would silently collide with a narrower one.
 """
 
 from numbers import Integral
@@ -22,6 +26,10 @@ from sklearn.utils.validation import validate_data
 from ._compat import Interval
 
 FLOAT_DTYPES = (np.float64, np.float32)
+
+# Feature indices 0 .. n_features are keys of hashes over the field of the
+# Mersenne prime 2**61 - 1 (see _hashing); keys must stay below it.
+MAX_N_FEATURES = 2**61 - 2
 
 
 class StrictInterval(Interval):
@@ -55,6 +63,7 @@ N_JOBS_CONSTRAINT = [
 
 __all__ = [
     "FLOAT_DTYPES",
+    "MAX_N_FEATURES",
     "N_JOBS_CONSTRAINT",
     "StrictInterval",
     "canonical_csr",
@@ -117,6 +126,12 @@ def validate_features(estimator, X, *, reset):
     X : {ndarray, csr_matrix}
         Validated floating-point input; sparse input is a canonical CSR
         matrix (see :func:`canonical_csr`).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` has NaN or infinite values, more than ``MAX_N_FEATURES``
+        columns (at fit) or another number of features than at fit.
     """
     X = validate_data(
         estimator,
@@ -127,6 +142,12 @@ def validate_features(estimator, X, *, reset):
         dtype=FLOAT_DTYPES,
         ensure_all_finite=True,
     )
+    if reset and X.shape[1] > MAX_N_FEATURES:
+        raise ValueError(
+            f"{type(estimator).__name__} supports at most 2**61 - 2 features "
+            f"(feature indices are hashed modulo the prime 2**61 - 1, where "
+            f"wider indices would collide); got {X.shape[1]} columns."
+        )
     if sp.issparse(X):
         X = canonical_csr(X)
     return X
