@@ -13,14 +13,12 @@ Kanagawa and Filippone 2022 optimize the same allocation for Maclaurin
 features of dot-product kernels).
 """
 
-from math import comb
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
+from scipy import special
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions
+from ._compat import StrOptions, _fit_context
 from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch
@@ -41,11 +39,29 @@ _FFT_BASES = ("tree", "tensorsketch")
 
 
 def binomial_coefficients(degree, gamma, coef0):
-    """``a_i = C(p, i) coef0 ** (p - i) gamma ** i`` for ``i = 0 .. p``."""
-    return np.array(
-        [comb(degree, i) * coef0 ** (degree - i) * gamma**i for i in range(degree + 1)],
-        dtype=np.float64,
-    )
+    """``a_i = C(p, i) coef0 ** (p - i) gamma ** i`` for ``i = 0 .. p``.
+
+    Raises
+    ------
+    ValueError
+        If a coefficient exceeds the range of float64 (then so would every
+        kernel value of the expansion).
+    """
+    i = np.arange(degree + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        coefficients = (
+            special.comb(degree, i)
+            * np.float64(coef0) ** (degree - i)
+            * np.float64(gamma) ** i
+        )
+    if not np.isfinite(coefficients).all():
+        raise ValueError(
+            f"MaclaurinSketch overflowed float64: the coefficients C(degree, i) "
+            f"coef0**(degree - i) gamma**i of the kernel's expansion exceed the "
+            f"range of the dtype (degree={degree}, gamma={gamma}, coef0={coef0}). "
+            "Use smaller gamma and coef0."
+        )
+    return coefficients
 
 
 def variance_proxies(X, degrees):

@@ -5,9 +5,9 @@ import threading
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 
+from ._compat import _fit_context
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,

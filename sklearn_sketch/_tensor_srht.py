@@ -1,9 +1,9 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 
+from ._compat import _fit_context
 from ._hashing import draw_polynomial_hashes
 from ._polynomial_base import (
     SIGN_HASH_INDEPENDENCE,

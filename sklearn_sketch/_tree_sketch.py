@@ -3,10 +3,9 @@
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions
+from ._compat import StrOptions, _fit_context
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
