@@ -123,3 +123,75 @@ def pytest_report_header(config):
     if offset:
         return f"statistical tests: {SEED_OFFSET_VARIABLE}={offset}"
     return None
+
+
+# -- the registry of estimators ------------------------------------------
+# Cheap test parameters for every public estimator and the options that take
+# another code path (hashing, projection, base, kernel). Cross-cutting tests
+# (input rules, sizes, threads, parameters) run over all of them.
+
+
+def _registry():
+    from sklearn_sketch import (
+        ComplexToRealSketch,
+        CoREHasher,
+        KernelJL,
+        MaclaurinSketch,
+        PolynomialTreeSketch,
+        TensorSketch,
+        TensorSRHT,
+    )
+
+    return {
+        "TensorSketch": (TensorSketch, dict(n_components=32, degree=3, coef0=1.0)),
+        "TensorSRHT": (TensorSRHT, dict(n_components=32, degree=3, coef0=1.0)),
+        "ComplexToRealSketch-srht": (
+            ComplexToRealSketch, dict(n_components=31, degree=2, coef0=0.5)
+        ),
+        "ComplexToRealSketch-rademacher": (
+            ComplexToRealSketch, dict(n_components=32, degree=3, projection="rademacher")
+        ),
+        "PolynomialTreeSketch-tensorsketch": (
+            PolynomialTreeSketch, dict(n_components=32, degree=3, coef0=1.0)
+        ),
+        "PolynomialTreeSketch-hash": (
+            PolynomialTreeSketch, dict(n_components=32, degree=2, buckets="hash")
+        ),
+        "PolynomialTreeSketch-tensorsrht": (
+            PolynomialTreeSketch, dict(n_components=32, degree=4, base="tensorsrht")
+        ),
+        "MaclaurinSketch-tree": (MaclaurinSketch, dict(n_components=48, degree=3, coef0=1.0)),
+        "MaclaurinSketch-tensorsrht": (
+            MaclaurinSketch,
+            dict(n_components=48, degree=3, coef0=0.5, base="tensorsrht", linear="sketch"),
+        ),
+        "MaclaurinSketch-tensorsketch": (
+            MaclaurinSketch, dict(n_components=48, degree=2, coef0=1.0, base="tensorsketch")
+        ),
+        "CoREHasher-core1-gaussian": (CoREHasher, dict(n_components=16)),
+        "CoREHasher-core1-rademacher-oph": (
+            CoREHasher, dict(n_components=16, projection="rademacher", hashing="oph")
+        ),
+        "CoREHasher-core1-hashed_gaussian": (
+            CoREHasher, dict(n_components=16, projection="hashed_gaussian")
+        ),
+        "CoREHasher-core2-oph": (CoREHasher, dict(n_components=16, kernel="core2", hashing="oph")),
+        "CoREHasher-resemblance-full": (
+            CoREHasher, dict(n_components=16, kernel="resemblance", b_bits=None)
+        ),
+        "KernelJL-rbf": (KernelJL, dict(n_components=8, n_subsample=4)),
+        "KernelJL-poly-center": (
+            KernelJL, dict(n_components=8, n_subsample=4, kernel="poly", degree=2, center=True)
+        ),
+        "KernelJL-cosine": (KernelJL, dict(n_components=8, n_subsample=4, kernel="cosine")),
+        "KernelJL-laplacian": (KernelJL, dict(n_components=8, n_subsample=4, kernel="laplacian")),
+    }
+
+
+ESTIMATOR_REGISTRY = _registry()
+
+
+def make_estimator(name, **params):
+    """A fresh estimator of the registry, ``random_state=0`` unless overridden."""
+    cls, defaults = ESTIMATOR_REGISTRY[name]
+    return cls(**{"random_state": 0, **defaults, **params})
