@@ -5,20 +5,21 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ._compat import StrOptions, _fit_context
-from ._hashing import draw_polynomial_hashes, polynomial_hash
+from ._hashing import MERSENNE_PRIME, draw_polynomial_hashes, polynomial_hash
 from ._polynomial_base import (
     _UNIT_IMAG,
     _UNIT_REAL,
     SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
-    augmented_dense,
     block_coordinates,
     block_signs,
     complex_dtype,
     complex_to_real,
+    draw_hash_down,
     fwht,
     n_augmented_features,
-    next_power_of_two,
+    srht_inputs,
+    srht_width,
 )
 from ._sparse import dense_to_csr
 from ._validation import validate_features
@@ -65,7 +66,11 @@ class ComplexToRealSketch(_PolynomialSketchBase):
     * ``projection="srht"``: ``W_j = P_j H D_j``, a complex Rademacher
       diagonal ``D_j``, the +-1 Hadamard matrix ``H`` (input zero-padded to
       a power-of-two length) and sampled rows ``P_j`` (without replacement
-      within blocks of the padded length).
+      within blocks of the padded length). Wide input, whose padded length
+      exceeds ``max(4096, next_power_of_two(ceil(n_components / 2)))``, is
+      first hashed down to that many coordinates by an independent Count
+      Sketch ``C_j`` per degree (``W_j = P_j H D_j C_j``), so that the cost
+      follows the nonzeros; the estimate stays unbiased (see Notes).
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
@@ -109,7 +114,13 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         ("srht" only; ``None`` for "rademacher").
 
     hadamard_size_ : int
-        Padded input length of "srht" (``None`` for "rademacher").
+        Hadamard length of "srht": the padded input length, or the hashed
+        width for wide input (``None`` for "rademacher").
+
+    hash_down_ : ndarray of shape (degree, 6), dtype uint64 or None
+        Bucket (2 coefficients) and sign (4) hashes of the Count Sketch that
+        reduces the input of each degree to ``hadamard_size_`` coordinates
+        ("srht" with wide input only).
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -155,6 +166,17 @@ class ComplexToRealSketch(_PolynomialSketchBase):
     arithmetic, sparse input densified per chunk) and stores
     ``degree * m`` coordinates. float32 input is computed in complex64 and
     returned as float32.
+
+    The hash-down of wide input costs ``O(nnz)`` per degree and adds
+    variance: given the Count Sketch ``C``, "srht" estimates ``<C x',
+    C y'>`` in each degree, whose variance over ``C`` is ``V = (1 / w)
+    sum_{i != j} (x'_i^2 y'_j^2 + x'_i y'_i x'_j y'_j) <= 2 |x'|^2 |y'|^2 /
+    w`` for the hashed width ``w = hadamard_size_`` (Pham & Pagh 2013): at
+    degree ``p`` about ``(<x', y'>**2 + V)**p - <x', y'>**(2 p)`` more than
+    the narrow variance. With ``w >= 4096`` and ``w >= m`` this is at most
+    comparable to the sketch's own variance and usually far below it.
+    "rademacher" needs no hash-down: it regenerates only the entries of the
+    columns present.
 
     References
     ----------
@@ -216,26 +238,51 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         self : object
             Fitted transformer.
         """
-        validate_features(self, X, reset=True)
+        X = validate_features(self, X, reset=True)
+        hashed = self._check_fit_size(X.dtype)
         random_state = check_random_state(self.random_state)
         self.entry_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, SIGN_HASH_INDEPENDENCE
         )
+        self.coordinates_ = self.hash_down_ = None
         if self.projection == "srht":
-            self.hadamard_size_ = next_power_of_two(
-                n_augmented_features(self.n_features_in_, self.coef0)
-            )
             self.coordinates_ = np.stack(
                 [
                     block_coordinates(random_state, self._n_complex(), self.hadamard_size_)
                     for _ in range(self.degree)
                 ]
             )
-        else:
-            self.hadamard_size_ = None
-            self.coordinates_ = None
+            if hashed:
+                self.hash_down_ = draw_hash_down(random_state, self.degree)
         self._n_features_out = self.n_components
         return self
+
+    def _check_fit_size(self, dtype):
+        """Set the Hadamard length; refuse impossible sizes before drawing.
+
+        Returns whether "srht" hashes the input down.
+        """
+        m, itemsize = self._n_complex(), np.dtype(dtype).itemsize
+        if self.projection == "rademacher":
+            self.hadamard_size_ = None
+            # Entry keys k * (n_features + 1) + i must stay below the prime.
+            if m * (self.n_features_in_ + 1) >= int(MERSENNE_PRIME):
+                raise ValueError(
+                    f"projection='rademacher' hashes one key per entry of its "
+                    f"{m} x {self.n_features_in_ + 1} projections, more than "
+                    "the hash family's 2**61 - 1 keys. Use projection='srht'."
+                )
+            # The hash keys, values and entries of one column, times degree.
+            self._check_size(48 * m * self.degree, dtype)
+            return False
+        self.hadamard_size_, hashed = srht_width(
+            n_augmented_features(self.n_features_in_, self.coef0), m
+        )
+        # Coordinates and their sampling temporaries, complex block signs
+        # and the temporaries of hashing them.
+        n_total = self._n_blocks() * self.hadamard_size_
+        self._check_size(16 * self.degree * m + (48 + 2 * self.degree * itemsize) * n_total, dtype)
+        return hashed
 
     def _n_complex(self):
         return -(-self.n_components // 2)
@@ -257,7 +304,9 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         dtype = X.dtype
         if self.projection == "rademacher":
             return None
-        n_keys = n_augmented_features(self.n_features_in_, self.coef0)
+        n_keys = self.hadamard_size_  # a hashed-down input fills its width
+        if self.hash_down_ is None:
+            n_keys = n_augmented_features(self.n_features_in_, self.coef0)
         return [
             block_signs(
                 self.entry_hashes_[j],
@@ -278,10 +327,13 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         return complex_to_real(product, out, out.dtype.type(np.sqrt(2.0 / self.n_components)))
 
     def _srht_product(self, X_chunk, dtype, signs):
-        U = augmented_dense(X_chunk, self.gamma, self.coef0, self.hadamard_size_, dtype)
-        n_rows = U.shape[0]
+        n_rows = X_chunk.shape[0]
+        inputs = srht_inputs(
+            X_chunk, self.gamma, self.coef0, self.hadamard_size_, self.hash_down_,
+            self.degree, dtype,
+        )
         product = None
-        for j in range(self.degree):
+        for j, U in enumerate(inputs):
             # H (D_j x) = H (Re D_j x) + i H (Im D_j x): two real transforms
             # in one call, cheaper than a complex one (H is real).
             parts = np.stack([signs[j].real, signs[j].imag])  # (2, blocks, d)

@@ -18,8 +18,14 @@ import scipy.sparse as sp
 from scipy import special
 from sklearn.utils import check_random_state
 
+from ._chunking import check_allocation
 from ._compat import StrOptions, _fit_context
-from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
+from ._polynomial_base import (
+    POLYNOMIAL_PARAMETER_CONSTRAINTS,
+    _PolynomialSketchBase,
+    next_power_of_two,
+    srht_width,
+)
 from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch
 from ._tensor_srht import TensorSRHT
@@ -70,7 +76,18 @@ def variance_proxies(X, degrees):
     The variance of a degree-``i`` product sketch of size ``D`` is about
     this over ``D`` (TensorSketch's, up to a constant of the base), so the
     proxies weigh the degrees against each other on the data at hand.
+    Sparse rows are restricted to the columns they use first, so the cost
+    follows their nonzeros whatever ``n_features`` is.
     """
+    if sp.issparse(X):
+        X = X.tocsr()
+        # Renumbering the used columns in order keeps every product's terms
+        # and their order; the transpose of the full width would cost
+        # O(n_features).
+        columns, inverse = np.unique(X.indices, return_inverse=True)
+        X = sp.csr_matrix(
+            (X.data, inverse.reshape(-1), X.indptr), shape=(X.shape[0], columns.size)
+        )
     gram = X @ X.T
     gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
     gram = gram.astype(np.float64)
@@ -307,6 +324,7 @@ class MaclaurinSketch(_PolynomialSketchBase):
         make = _BASES[self.base]
         budget = self.n_components - (1 if 0 in terms else 0)
         self.expanded_ = budget >= len(sketched)
+        self._check_blocks_size(budget, sketched, X.dtype)
         if not self.expanded_:
             # Fewer features than terms: an expansion would leave a term
             # out (a biased estimate), so the kernel is sketched whole.
@@ -347,6 +365,29 @@ class MaclaurinSketch(_PolynomialSketchBase):
             ).fit(X[:1])
         self._n_features_out = self.n_components
         return self
+
+    def _check_blocks_size(self, budget, sketched, dtype):
+        """Refuse, before drawing them, blocks that could not transform one row here.
+
+        Whatever the allocation, the sketched blocks share at most
+        ``budget`` features: each block's random state and temporaries are
+        bounded by those of a ``budget``-feature sketch of its degree (a
+        tree's inputs, or TensorSRHT's coordinates, and their Hadamard
+        length), and the blocks are drawn one after the other.
+        """
+        itemsize = np.dtype(dtype).itemsize
+        width = max(budget, 1)
+        if self.base != "tensorsketch":
+            n_keys = self.n_features_in_ + 2  # x, and at most a constant and e
+            width = max(width, srht_width(n_keys, width)[0])
+        n_leaves = next_power_of_two(max(sketched, default=self.degree))
+        state = 0 if self.base == "tensorsketch" else 2 * n_leaves * (48 + itemsize) * width
+        row = (n_leaves // 2 + 6) * itemsize * width
+        check_allocation(
+            state + row + self.n_components * itemsize,
+            f"MaclaurinSketch with n_components={self.n_components} and "
+            f"degree={self.degree} (its random state and the transform of one row)",
+        )
 
     def _keep_linear_exact(self, sketched, weights, budget, has_constant):
         """Whether the degree-1 block is ``x`` itself (see ``linear``)."""
@@ -389,7 +430,9 @@ class MaclaurinSketch(_PolynomialSketchBase):
         # temporaries, or the dense linear block of a sparse chunk.
         itemsize = np.dtype(dtype).itemsize
         sizes = [s._bytes_per_row(dtype) for s in self.sketches_ if s is not None]
-        return max(sizes + [self.n_features_in_ * itemsize])
+        if self.linear_exact_:
+            sizes.append(self.n_features_in_ * itemsize)
+        return max(sizes, default=0)
 
     def _prepare_transform(self, X):
         if not self.expanded_:

@@ -6,10 +6,12 @@ kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (MATH.md section 1). This module holds
 what they have in common: the parameters and their constraints, the
 estimator plumbing (tags, chunked transform), the dense augmented chunk, the
-fast Walsh-Hadamard transform and the sampled Hadamard coordinates.
+hash-down of wide input, the fast Walsh-Hadamard transform and the sampled
+Hadamard coordinates.
 """
 
 import functools
+import itertools
 from numbers import Real
 
 import numpy as np
@@ -21,10 +23,16 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import transform_in_chunks
+from ._chunking import check_allocation, transform_in_chunks
 from ._dask import maybe_transform_dask
-from ._hashing import polynomial_hash
+from ._hashing import (
+    draw_polynomial_hashes,
+    hash_to_buckets,
+    hash_to_signs,
+    polynomial_hash,
+)
 from ._incremental import check_partial_fit_features
+from ._sparse import dense_to_csr, gather
 from ._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -37,6 +45,9 @@ from ._validation import (
 # signs per degree: 4-wise independent signs give exactly the variance of
 # fully independent ones.
 SIGN_HASH_INDEPENDENCE = 4
+# Count Sketch buckets need only pairwise independence (Pham & Pagh 2013,
+# Lemma 6).
+BUCKET_HASH_INDEPENDENCE = 2
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
     "n_components": [positive_int()],
@@ -88,6 +99,158 @@ def augmented_dense(X, gamma, coef0, width, dtype):
     if coef0 > 0:
         U[:, n_features] = np.sqrt(coef0)
     return U
+
+
+# Wide input. An SRHT transforms a dense vector of its whole (padded) input,
+# which for hashed text features (2**20 to 2**31 columns) is gigabytes per
+# row. Beyond the cap below, each SRHT input is first reduced by a Count
+# Sketch of its own (Charikar et al. 2002; the first stage of TensorSketch),
+# whose cost follows the nonzeros. The cap, a power of two, is at least
+# the number of sampled coordinates, so the hashed input stays one Hadamard
+# block, and at least 2**12, so the hash adds little variance where the
+# sketch's own is larger (the extra term is about 2 |x|^2 |y|^2 / width per
+# degree, against |x|^2 |y|^2 / n_samples for the SRHT itself).
+MIN_HASHED_WIDTH = 2**12
+
+
+def srht_width(n_keys, n_samples):
+    """The Hadamard length of an SRHT input, and whether it is hashed down.
+
+    Parameters
+    ----------
+    n_keys : int
+        Number of input coordinates (``x'`` and any padding keys).
+    n_samples : int
+        Number of coordinates the SRHT samples from its transform.
+
+    Returns
+    -------
+    width : int
+        ``next_power_of_two(n_keys)`` when that is at most
+        ``cap = max(MIN_HASHED_WIDTH, next_power_of_two(n_samples))``
+        (the exact SRHT of the padded input), else ``cap``.
+    hashed : bool
+        Whether the input is wider than ``cap`` and must be hashed down to
+        ``width`` coordinates by a Count Sketch first.
+    """
+    padded = next_power_of_two(n_keys)
+    cap = max(MIN_HASHED_WIDTH, next_power_of_two(n_samples))
+    if padded <= cap:
+        return padded, False
+    return cap, True
+
+
+def draw_hash_down(random_state, n_sketches):
+    """Independent Count Sketch hashes, one row per hashed-down SRHT input.
+
+    Returns
+    -------
+    hashes : ndarray of shape (n_sketches, 6), dtype uint64
+        Pairwise independent bucket hash (first two coefficients) and 4-wise
+        independent sign hash (last four) of each sketch.
+    """
+    buckets = draw_polynomial_hashes(random_state, n_sketches, BUCKET_HASH_INDEPENDENCE)
+    signs = draw_polynomial_hashes(random_state, n_sketches, SIGN_HASH_INDEPENDENCE)
+    return np.hstack([buckets, signs])
+
+
+def hash_down_keys(hashes, keys, width, dtype):
+    """Bucket (intp) and sign (``dtype``) of integer keys under one hash-down row."""
+    split = BUCKET_HASH_INDEPENDENCE
+    buckets = hash_to_buckets(polynomial_hash(hashes[:split], keys), width)
+    signs = hash_to_signs(polynomial_hash(hashes[split:], keys), dtype)
+    return buckets, signs
+
+
+def count_sketch_rows(X, buckets, signs, features, out):
+    """Count Sketch of every row of a CSR ``X``, written into ``out``.
+
+    Entry ``k`` of row ``r`` adds ``X.data[k] * signs[features[k]]`` to
+    ``out[r, buckets[features[k]]]``: O(nnz) work, each row on its own (the
+    CSR-to-dense conversion sums a row's entries in storage order), so a
+    row's result is the same bits in any chunk.
+
+    Parameters
+    ----------
+    X : csr_matrix of shape (n_rows, n_features)
+    buckets, signs : ndarray of shape (n_keys,)
+        Bucket and (scaled) sign of each hashed feature.
+    features : ndarray of shape (nnz,)
+        The position in ``buckets`` and ``signs`` of each stored entry's
+        feature.
+    out : ndarray of shape (n_rows, n_buckets)
+
+    Returns
+    -------
+    out : ndarray of shape (n_rows, n_buckets)
+    """
+    n_rows, n_buckets = out.shape
+    features = np.asarray(features).astype(np.intp, copy=False)
+    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
+    scattered = sp.csr_matrix(
+        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
+         X.indptr),
+        shape=(n_rows, n_buckets),
+    )
+    out[...] = 0
+    return scattered.toarray(out=out)
+
+
+def hash_down(X, hashes, width, gamma, coef0, dtype):
+    """Count Sketch of the augmented rows ``x' = [sqrt(gamma) x, sqrt(coef0)]``.
+
+    Key ``i < n_features`` is feature ``i`` and key ``n_features`` the
+    constant (absent when ``coef0 = 0``). Only the keys present in ``X``
+    are hashed: O(nnz log nnz) work, whatever ``n_features`` is. For
+    independent hashes ``C``, ``E <C x', C y'> = <x', y'>`` and
+    ``Var <C x', C y'> = (1 / width) sum_{i != j} (x'_i^2 y'_j^2 +
+    x'_i y'_i x'_j y'_j)`` (Charikar et al. 2002; Pham & Pagh 2013).
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_rows, n_features)
+    hashes : ndarray of shape (6,), dtype uint64
+        One row of :func:`draw_hash_down`.
+    width : int
+        Number of buckets.
+    gamma, coef0 : float
+    dtype : numpy dtype
+
+    Returns
+    -------
+    U : ndarray of shape (n_rows, width)
+    """
+    dtype = np.dtype(dtype)
+    if not sp.issparse(X):
+        X = dense_to_csr(X)
+    keys, features = np.unique(X.indices, return_inverse=True)
+    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
+    if gamma != 1.0:
+        signs *= dtype.type(np.sqrt(gamma))
+    U = np.empty((X.shape[0], width), dtype=dtype)
+    count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
+    if coef0 > 0:
+        bucket, sign = hash_down_keys(hashes, np.array([X.shape[1]]), width, dtype)
+        U[:, bucket[0]] += sign[0] * dtype.type(np.sqrt(coef0))
+    return U
+
+
+def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
+    """The rows that each of ``n_sketches`` SRHTs transforms.
+
+    Without ``hashes``, the same dense augmented rows (padded to ``width``)
+    for every SRHT; with them, each SRHT's own hash-down of the rows
+    (:func:`hash_down`), computed one at a time as the iterator advances.
+
+    Returns
+    -------
+    rows : iterator of ndarray of shape (n_rows, width)
+    """
+    if hashes is None:
+        return itertools.repeat(augmented_dense(X, gamma, coef0, width, dtype), n_sketches)
+    if not sp.issparse(X):
+        X = dense_to_csr(X)  # once, not once per sketch
+    return (hash_down(X, hashes[j], width, gamma, coef0, dtype) for j in range(n_sketches))
 
 
 # The Walsh-Hadamard transform is applied as a Kronecker product,
@@ -308,6 +471,21 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     """
 
     _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+
+    def _check_size(self, state_bytes, dtype):
+        """Refuse, before drawing it, a model that could not transform one row here.
+
+        ``state_bytes`` is what ``fit`` draws and ``_prepare_transform``
+        builds; to it come the temporaries of one row and its output row.
+        Raises a MemoryError naming the size (see ``check_allocation``).
+        """
+        itemsize = np.dtype(dtype).itemsize
+        row_bytes = self._bytes_per_row(dtype) + self.n_components * itemsize
+        check_allocation(
+            state_bytes + row_bytes,
+            f"{type(self).__name__} with n_components={self.n_components} and "
+            f"degree={self.degree} (its random state and the transform of one row)",
+        )
 
     def partial_fit(self, X, y=None):
         """Fit on the first batch; check the number of features of later ones.

@@ -13,17 +13,22 @@ from ._hashing import (
     polynomial_hash,
 )
 from ._polynomial_base import (
+    BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     augmented_dense,
     block_coordinates,
     block_signs,
+    count_sketch_rows,
+    draw_hash_down,
     fwht,
+    hash_down,
+    hash_down_keys,
     n_augmented_features,
     next_power_of_two,
+    srht_width,
 )
 from ._sparse import dense_to_csr
-from ._tensor_sketch import BUCKET_HASH_INDEPENDENCE, _count_sketch
 from ._validation import validate_features
 
 
@@ -75,7 +80,10 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         Sketch is a signed permutation) and bucket loads differ by at most
         one otherwise. "hash": a pairwise independent hash (Ahle et al.),
         whose collisions add variance but whose state is two integers per
-        input instead of ``max(n_components, width)``.
+        input instead of ``max(n_components, width)``. Leaves wider than
+        ``max(4096, next_power_of_two(n_components))`` keys use the hash
+        whatever this is, so that the fitted state does not grow with
+        ``n_features``.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
@@ -98,16 +106,21 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
 
     bucket_hashes_ : ndarray of shape (n_inputs, 2), dtype uint64 or None
         Pairwise independent bucket hash of each node input
-        ("tensorsketch" with ``buckets="hash"`` only).
+        ("tensorsketch" with ``buckets="hash"``, or wide leaves).
 
     bucket_permutations_ : list of ndarray or None
         Bucket of every key of each node input ("tensorsketch" with
         ``buckets="permutation"`` only): ``n_leaves_`` arrays of the leaf
-        width ``n_features_in_ + 1`` (or ``+ 2``), then arrays of
-        ``n_components``.
+        width ``n_features_in_ + 1`` (or ``+ 2``; None for wide leaves,
+        which hash their buckets), then arrays of ``n_components``.
 
     coordinates_ : ndarray of shape (n_inputs, n_components), dtype intp or None
         Sampled Hadamard coordinates of each node input ("tensorsrht" only).
+
+    hash_down_ : ndarray of shape (n_leaves_, 6), dtype uint64 or None
+        Count Sketch hashes (2 bucket, 4 sign coefficients) that reduce each
+        leaf input to ``max(4096, next_power_of_two(n_components))``
+        coordinates ("tensorsrht" with leaves wider than that only).
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -143,7 +156,17 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
 
     With ``base="tensorsketch"`` the leaves are Count Sketches (sparse input
     costs ``O(nnz)``); with ``base="tensorsrht"`` sparse input is densified
-    one row chunk at a time.
+    one row chunk at a time. Leaves of more than
+    ``w = max(4096, next_power_of_two(n_components))`` keys are hashed down
+    to ``w`` coordinates by an independent Count Sketch ``C_t`` per leaf
+    first (the SRHT of leaf ``t`` reads ``C_t x'``), so that wide sparse
+    input costs ``O(nnz)`` too. Each node stays unbiased given its children
+    (``E <C_t x', C_t y'> = <x', y'>``), so the estimate does; each ``x'``
+    leaf adds the Count Sketch variance ``(1 / w) sum_{i != j} (x'_i^2
+    y'_j^2 + x'_i y'_i x'_j y'_j) <= 2 |x'|^2 |y'|^2 / w`` (Pham & Pagh
+    2013) to its factor ``<x', y'>``, about ``(<x', y'>**2 + V)**degree -
+    <x', y'>**(2 degree)`` in all, which ``w >= n_components`` keeps at
+    most comparable to the tree's own variance.
 
     References
     ----------
@@ -208,16 +231,21 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         self : object
             Fitted transformer.
         """
-        validate_features(self, X, reset=True)
-        random_state = check_random_state(self.random_state)
+        X = validate_features(self, X, reset=True)
         self.n_leaves_ = next_power_of_two(self.degree)
         n_inputs = max(2 * (self.n_leaves_ - 1), 1)
+        # Permutations (or coordinates) and their temporaries, signs.
+        widest = max(self.n_components, self._input_size(0))
+        self._check_size(n_inputs * (48 + X.dtype.itemsize) * widest, X.dtype)
+        random_state = check_random_state(self.random_state)
         self.sign_hashes_ = draw_polynomial_hashes(
             random_state, n_inputs, SIGN_HASH_INDEPENDENCE
         )
         self.bucket_hashes_ = None
         self.bucket_permutations_ = None
         self.coordinates_ = None
+        self.hash_down_ = None
+        wide = self._wide_leaves()
         if self.base == "tensorsketch" and self.buckets == "hash":
             self.bucket_hashes_ = draw_polynomial_hashes(
                 random_state, n_inputs, BUCKET_HASH_INDEPENDENCE
@@ -231,15 +259,23 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
             # measured on MNIST (p = 3, D = 2048, 20 seeds) the kernel error
             # of the tree drops from 1.04x to 0.74x TensorSketch's.
             self.bucket_permutations_ = [
-                random_state.permutation(max(self.n_components, width))[:width]
+                None
+                if wide and self._is_leaf_input(t)
+                else random_state.permutation(max(self.n_components, width))[:width]
                 % self.n_components
-                for width in (self._input_width(t) for t in range(n_inputs))
+                for t, width in ((t, self._input_width(t)) for t in range(n_inputs))
             ]
+            if wide:  # the wide leaves hash their buckets
+                self.bucket_hashes_ = draw_polynomial_hashes(
+                    random_state, n_inputs, BUCKET_HASH_INDEPENDENCE
+                )
         else:
             sizes = [self._input_size(t) for t in range(n_inputs)]
             self.coordinates_ = np.stack(
                 [block_coordinates(random_state, self.n_components, s) for s in sizes]
             )
+            if wide:
+                self.hash_down_ = draw_hash_down(random_state, self.n_leaves_)
         self._n_features_out = self.n_components
         return self
 
@@ -250,6 +286,10 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         n_keys = n_augmented_features(self.n_features_in_, self.coef0)
         return n_keys + (1 if self.n_leaves_ > self.degree else 0)
 
+    def _wide_leaves(self):
+        """Whether the leaves are hashed (buckets or hash-down), being too wide."""
+        return srht_width(self._n_leaf_keys(), self.n_components)[1]
+
     def _is_leaf_input(self, t):
         return t < self.n_leaves_
 
@@ -258,9 +298,10 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         return self._n_leaf_keys() if self._is_leaf_input(t) else self.n_components
 
     def _input_size(self, t):
-        """Padded (Hadamard) length of node input ``t`` ("tensorsrht")."""
-        width = self._n_leaf_keys() if self._is_leaf_input(t) else self.n_components
-        return next_power_of_two(width)
+        """Hadamard length of node input ``t`` ("tensorsrht"): padded or hashed."""
+        if self._is_leaf_input(t):
+            return srht_width(self._n_leaf_keys(), self.n_components)[0]
+        return next_power_of_two(self.n_components)
 
     def _bytes_per_row(self, dtype):
         itemsize = np.dtype(dtype).itemsize
@@ -268,9 +309,13 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         if self.base == "tensorsketch":
             # Live node outputs (at most half the leaves) and two spectra.
             return (self.n_leaves_ // 2 + 4) * D * itemsize
-        widest = max(next_power_of_two(self._n_leaf_keys()), next_power_of_two(D))
-        n_blocks = -(-D // min(next_power_of_two(self._n_leaf_keys()), next_power_of_two(D)))
-        return (self.n_leaves_ // 2 + 3) * D * itemsize + (n_blocks + 2) * widest * itemsize
+        # An input's Hadamard row, its transformed blocks and the transform's
+        # second buffer, at the leaves or above them, whichever is larger.
+        hadamard = max(
+            (2 * -(-D // size) + 1) * size
+            for size in (self._input_size(0), next_power_of_two(D))
+        )
+        return ((self.n_leaves_ // 2 + 3) * D + hadamard) * itemsize
 
     # -- transform -------------------------------------------------------
 
@@ -278,23 +323,75 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         dtype = X.dtype
         n_inputs = self.sign_hashes_.shape[0]
         if self.base == "tensorsketch":
-            return [self._count_sketch_hashes(t, dtype) for t in range(n_inputs)]
+            # The hashes of every feature are computed once per call unless
+            # the input is sparse with fewer stored entries than features;
+            # then each chunk hashes only the features it contains.
+            every_feature = not sp.issparse(X) or X.nnz >= self.n_features_in_
+            return [
+                self._leaf_hashes(t, every_feature, dtype)
+                if self._is_leaf_input(t)
+                else self._count_sketch_hashes(t, dtype)
+                for t in range(n_inputs)
+            ]
         signs = []
         for t in range(n_inputs):
             size = self._input_size(t)
             n_blocks = -(-self.n_components // size)
-            n_keys = self._n_leaf_keys() if self._is_leaf_input(t) else self.n_components
+            n_keys = size if self.hash_down_ is not None and self._is_leaf_input(t) else (
+                self._n_leaf_keys() if self._is_leaf_input(t) else self.n_components
+            )
             signs.append(block_signs(self.sign_hashes_[t], n_blocks, size, n_keys, dtype))
         return signs
 
-    def _count_sketch_hashes(self, t, dtype):
-        """Bucket and sign of every key of node input ``t`` ("tensorsketch").
+    def _leaf_key_hashes(self, t, keys, dtype):
+        """Bucket and sign of leaf keys for leaf input ``t`` ("tensorsketch").
 
-        At a leaf the signs carry ``sqrt(gamma)`` (features) and
-        ``sqrt(coef0)`` (the constant key), so sketching ``x'`` costs what
-        sketching ``x`` costs. For a node input whose buckets are a
-        permutation, the inverse permutation is returned too: the Count
-        Sketch is then a signed gather.
+        The signs carry ``sqrt(gamma)`` (features) and ``sqrt(coef0)`` (the
+        constant key), so sketching ``x'`` costs what sketching ``x`` costs.
+        """
+        keys = np.asarray(keys)
+        if self.bucket_permutations_ is not None and self.bucket_permutations_[t] is not None:
+            buckets = self.bucket_permutations_[t][keys].astype(np.intp)
+        else:
+            buckets = hash_to_buckets(
+                polynomial_hash(self.bucket_hashes_[t], keys), self.n_components
+            )
+        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        n_features = self.n_features_in_
+        signs[keys < n_features] *= dtype.type(np.sqrt(self.gamma))
+        if self.coef0 > 0:
+            signs[keys == n_features] *= dtype.type(np.sqrt(self.coef0))
+        return buckets, signs
+
+    def _leaf_hashes(self, t, every_feature, dtype):
+        """Leaf input ``t``: ``(feature buckets, feature signs, extra buckets,
+        extra signs)``, the extra keys being the constant and ``e``.
+
+        The feature hashes are None unless ``every_feature``: then each chunk
+        hashes the features it contains (:meth:`_chunk_leaves`).
+        """
+        n_features = self.n_features_in_
+        extra = self._leaf_key_hashes(t, np.arange(n_features, self._n_leaf_keys()), dtype)
+        if not every_feature:
+            return (None, None) + extra
+        return self._leaf_key_hashes(t, np.arange(n_features), dtype) + extra
+
+    def _chunk_leaves(self, X_csr, state, dtype):
+        """The stored entries' positions in the leaf hashes, and the leaf hashes."""
+        leaves = state[: self.n_leaves_]
+        if leaves[0][0] is not None:
+            return X_csr.indices, leaves
+        keys, features = np.unique(X_csr.indices, return_inverse=True)
+        resolved = [
+            self._leaf_key_hashes(t, keys, dtype) + leaf[2:] for t, leaf in enumerate(leaves)
+        ]
+        return features.reshape(-1), resolved
+
+    def _count_sketch_hashes(self, t, dtype):
+        """Bucket and sign of every key of node input ``t`` above the leaves.
+
+        For a node input whose buckets are a permutation, the inverse
+        permutation is returned too: the Count Sketch is then a signed gather.
         """
         keys = np.arange(self._input_width(t))
         if self.bucket_permutations_ is not None:
@@ -305,12 +402,7 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
             )
         signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
         gather = None
-        if self._is_leaf_input(t):
-            n_features = self.n_features_in_
-            signs[:n_features] *= dtype.type(np.sqrt(self.gamma))
-            if self.coef0 > 0:
-                signs[n_features] *= dtype.type(np.sqrt(self.coef0))
-        elif self.bucket_permutations_ is not None:
+        if self.bucket_permutations_ is not None:
             inverse = np.empty_like(buckets)
             inverse[buckets] = np.arange(buckets.size)
             gather = (inverse, signs[inverse])
@@ -320,10 +412,12 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         """The leaf inputs of one chunk: ``x'`` and the unit vector ``e``.
 
         For "tensorsrht" both are dense rows padded to the leaf Hadamard
-        length; for "tensorsketch" ``x'`` is the chunk as CSR (its constant
-        coordinate is added after the Count Sketch) and ``e`` is ``None``.
+        length (with a hash-down, the CSR chunk and None: each leaf hashes
+        them itself); for "tensorsketch" ``x'`` is the chunk as CSR (its
+        constant coordinate is added after the Count Sketch) and ``e`` is
+        ``None``.
         """
-        if self.base == "tensorsketch":
+        if self.base == "tensorsketch" or self.hash_down_ is not None:
             # Scattering a CSR chunk into the buckets beats a dense-sparse
             # product (the approach of TensorSketch).
             return (X_chunk if sp.issparse(X_chunk) else dense_to_csr(X_chunk)), None
@@ -333,16 +427,28 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         e[0, self._n_leaf_keys() - 1] = 1.0
         return U, e
 
-    def _leaf_count_sketch(self, X_csr, buckets, signs, dtype):
-        """Count Sketch of the rows ``x'`` with the given hashes of the leaf keys."""
-        n_features = self.n_features_in_
+    def _hashed_leaf(self, t, leaf, x_rows, dtype):
+        """Leaf input ``t`` hashed down ("tensorsrht", wide leaves): ``C_t x'`` or ``C_t e``."""
+        width = self._input_size(t)
+        if leaf == "x":
+            return hash_down(x_rows, self.hash_down_[t], width, self.gamma, self.coef0, dtype)
+        bucket, sign = hash_down_keys(
+            self.hash_down_[t], np.array([self._n_leaf_keys() - 1]), width, dtype
+        )
+        row = np.zeros((1, width), dtype=dtype)
+        row[0, bucket[0]] = sign[0]
+        return row
+
+    def _leaf_count_sketch(self, X_csr, features, leaf, dtype):
+        """Count Sketch of the rows ``x'`` with the hashes ``leaf`` of the leaf keys."""
+        feature_buckets, feature_signs, extra_buckets, extra_signs = leaf
         out = np.empty((X_csr.shape[0], self.n_components), dtype=dtype)
-        _count_sketch(X_csr, buckets[:n_features], signs[:n_features], X_csr.indices, out)
+        count_sketch_rows(X_csr, feature_buckets, feature_signs, features, out)
         if self.coef0 > 0:
-            out[:, buckets[n_features]] += signs[n_features]
+            out[:, extra_buckets[0]] += extra_signs[0]
         return out
 
-    def _leaf_pair_node(self, t, leaves, X_csr, dtype, state):
+    def _leaf_pair_node(self, t, pair, X_csr, features, leaves, dtype):
         """The level-1 node of leaf inputs ``t, t + 1`` ("tensorsketch").
 
         The Count Sketch of ``e`` is one signed bucket, and the cyclic
@@ -350,24 +456,19 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         the Count Sketch of ``x'`` with shifted buckets, and an ``(e, e)``
         node a constant row, both without FFTs (exactly the same map).
         """
-        e_key = self._n_leaf_keys() - 1
         D = self.n_components
-        if leaves == ("e", "e"):
-            (ba, sa, _), (bb, sb, _) = state[t], state[t + 1]
+        if pair == ("e", "e"):
+            (_, _, ba, sa), (_, _, bb, sb) = leaves[t], leaves[t + 1]
             row = np.zeros((1, D), dtype=dtype)
-            row[0, (ba[e_key] + bb[e_key]) % D] = sa[e_key] * sb[e_key]
+            row[0, (ba[-1] + bb[-1]) % D] = sa[-1] * sb[-1]
             return row
-        if "e" in leaves:
-            x_input, e_input = (t, t + 1) if leaves[0] == "x" else (t + 1, t)
-            buckets, signs, _ = state[x_input]
-            e_buckets, e_signs, _ = state[e_input]
-            return self._leaf_count_sketch(
-                X_csr,
-                (buckets + e_buckets[e_key]) % D,
-                signs * e_signs[e_key],
-                dtype,
-            )
-        a, b = (self._leaf_count_sketch(X_csr, *state[t + i][:2], dtype) for i in range(2))
+        if "e" in pair:
+            x_input, e_input = (t, t + 1) if pair[0] == "x" else (t + 1, t)
+            e_bucket, e_sign = leaves[e_input][2][-1], leaves[e_input][3][-1]
+            fb, fs, xb, xs = leaves[x_input]
+            shifted = ((fb + e_bucket) % D, fs * e_sign, (xb + e_bucket) % D, xs * e_sign)
+            return self._leaf_count_sketch(X_csr, features, shifted, dtype)
+        a, b = (self._leaf_count_sketch(X_csr, features, leaves[t + i], dtype) for i in range(2))
         return self._combine(a, b)
 
     def _node_count_sketch(self, t, U, dtype, state):
@@ -410,30 +511,39 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         product *= product.dtype.type(1.0 / np.sqrt(self.n_components))
         return product
 
-    def _transform_chunk(self, X_chunk, out, state):
-        dtype = out.dtype
+    def _leaf_input(self, t, leaf, x_rows, e_row, dtype):
+        """The rows leaf input ``t`` transforms ("tensorsrht"): shared, or hashed down."""
+        if self.hash_down_ is not None:
+            return self._hashed_leaf(t, leaf, x_rows, dtype)
+        return x_rows if leaf == "x" else e_row
+
+    def _level_one_nodes(self, X_chunk, dtype, state):
+        """The sketches of the leaves' pairs, or of the single leaf (degree 1)."""
         x_rows, e_row = self._leaf_rows(X_chunk, dtype)
         leaves = ["x"] * self.degree + ["e"] * (self.n_leaves_ - self.degree)
+        if self.base == "tensorsketch":
+            features, leaf_hashes = self._chunk_leaves(x_rows, state, dtype)
+            if self.n_leaves_ == 1:
+                return [self._leaf_count_sketch(x_rows, features, leaf_hashes[0], dtype)]
+            return [
+                self._leaf_pair_node(2 * k, tuple(leaves[2 * k : 2 * k + 2]), x_rows,
+                                     features, leaf_hashes, dtype)
+                for k in range(self.n_leaves_ // 2)
+            ]
+        # Computed as they are paired: two leaf sketches alive at a time.
+        sketches = (
+            self._sketch_input(t, self._leaf_input(t, leaf, x_rows, e_row, dtype), dtype,
+                               state, leaf=leaf)
+            for t, leaf in enumerate(leaves)
+        )
         if self.n_leaves_ == 1:
-            if self.base == "tensorsketch":
-                out[...] = self._leaf_count_sketch(x_rows, *state[0][:2], dtype)
-            else:
-                sketch = self._sketch_input(0, x_rows, dtype, state, leaf="x")
-                out[...] = sketch * dtype.type(1.0 / np.sqrt(self.n_components))
-            return out
+            return [next(sketches) * dtype.type(1.0 / np.sqrt(self.n_components))]
+        return [self._combine(a, b) for a, b in zip(sketches, sketches)]
+
+    def _transform_chunk(self, X_chunk, out, state):
+        dtype = out.dtype
         # Level 1: pairs of leaves; then pairs of nodes, level by level.
-        leaf_rows = {"x": x_rows, "e": e_row}
-        nodes = []
-        for k in range(self.n_leaves_ // 2):
-            pair = tuple(leaves[2 * k : 2 * k + 2])
-            if self.base == "tensorsketch":
-                nodes.append(self._leaf_pair_node(2 * k, pair, x_rows, dtype, state))
-            else:
-                a, b = (
-                    self._sketch_input(2 * k + i, leaf_rows[leaf], dtype, state, leaf=leaf)
-                    for i, leaf in enumerate(pair)
-                )
-                nodes.append(self._combine(a, b))
+        nodes = self._level_one_nodes(X_chunk, dtype, state)
         t = self.n_leaves_
         sketch_node = self._node_count_sketch if self.base == "tensorsketch" else self._sketch_input
         while len(nodes) > 1:
