@@ -13,9 +13,9 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import sparse_transform_in_chunks
+from ._chunking import check_allocation, sparse_transform_in_chunks
 from ._compat import StrOptions, _fit_context
-from ._core_projection import PROJECTIONS, project
+from ._core_projection import FEATURE_BLOCK, PROJECTIONS, project
 from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
 from ._incremental import check_partial_fit_features
@@ -50,17 +50,46 @@ MAX_PROBES = 256
 OPH_TABLE_BYTES = 2 * 2**20
 MINWISE_TABLE_BYTES = 8 * 2**20
 
+# Rows whose largest absolute value is beyond 2**+-EXTREME_EXPONENT are
+# rescaled before their norm and projection: float32 projections of values
+# up to 2**60 cannot overflow, nor float64 squares of values from 2**-60 up
+# underflow to a zero norm.
+EXTREME_EXPONENT = 60
 # Cap on the temporaries of one chunk of rows in transform (see there).
 _MAX_CHUNK_MIB = 256
+# Temporaries of transform per row and hash, and per row (see transform).
+_BYTES_PER_ROW_AND_HASH = 48
+_BYTES_PER_ROW = 384
+# Peak bytes per densification probe of "oph" (the table, its inverse and
+# their sort) and per generated projection entry (raw bits, uniforms, float32
+# values and their float64 copy), for the size check of fit.
+_BYTES_PER_PROBE = 48
+_BYTES_PER_GENERATED_ENTRY = 24
 
-def _canonical_csr(X):
-    """CSR with sorted indices, no duplicates and no stored zeros (a copy if needed)."""
-    X = sp.csr_matrix(X)
-    if not X.has_canonical_format or (X.data == 0).any():
-        X = X.copy()
-        X.sum_duplicates()
-        X.eliminate_zeros()
-    return X
+def _rescale_extreme_rows(X, nonempty):
+    """``X`` with its rows of very large or very small values scaled by powers of 2.
+
+    Every output value is a ratio of the row's values (``u / |u|``), so it
+    does not change when the row is scaled; scaling by a power of 2 is exact,
+    so the rows that need no scaling would give the same bits scaled or not.
+    Rows whose largest value is beyond ``2**+-EXTREME_EXPONENT`` are brought
+    to a largest value in ``[0.5, 1)``, where neither the sum of squares of
+    their norm nor the projection can overflow or underflow (huge or tiny
+    but finite values would otherwise give infinite or NaN features).
+    """
+    if X.nnz == 0:
+        return X
+    peaks = np.maximum.reduceat(np.abs(X.data), X.indptr[:-1][nonempty])
+    exponents = np.frexp(peaks)[1]  # 0 for NaN and infinity: left alone
+    extreme = np.abs(exponents) > EXTREME_EXPONENT
+    if not extreme.any():
+        return X
+    # ldexp scales without forming 2**-exponent, which can overflow
+    # (2**1074 for a row of float64 subnormals).
+    shifts = np.zeros(X.shape[0], dtype=np.int32)
+    shifts[np.flatnonzero(nonempty)[extreme]] = -exponents[extreme]
+    data = np.ldexp(X.data, np.repeat(shifts, np.diff(X.indptr)))
+    return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
 
 
 def _index_dtype(n_columns, nnz):
@@ -298,6 +327,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             Fitted transformer.
         """
         validate_features(self, X, reset=True)
+        self._check_size()
         random_state = check_random_state(self.random_state)
         k = self.n_components
         n_hashes = k if self.hashing == "minwise" else 1
@@ -307,7 +337,30 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         )[0]
         self.bucket_coefficients_ = draw_multiply_shift(random_state, k)
         self.projection_seed_ = int(draw_multiply_shift(random_state, 1)[0, 0])
+        self._n_features_out = k * self._block_width
         return self
+
+    def _check_size(self):
+        """Refuse, before drawing it, a model that could not transform one row here.
+
+        Counts the hashes (with the temporaries of their draw), for "oph"
+        the table of densification probes and its inverse, for "core1" one
+        block of generated projection rows, and the temporaries and output
+        of one row. Raises a MemoryError naming the size (see
+        ``check_allocation``).
+        """
+        k = self.n_components
+        n_hashes = k if self.hashing == "minwise" else 1
+        n_bytes = 64 * (n_hashes + k) + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
+        if self.hashing == "oph":
+            n_bytes += _BYTES_PER_PROBE * k * min(k, MAX_PROBES)
+        if self.kernel == "core1":
+            n_bytes += _BYTES_PER_GENERATED_ENTRY * FEATURE_BLOCK * k
+        check_allocation(
+            n_bytes,
+            f"CoREHasher with n_components={k}, kernel={self.kernel!r} and "
+            f"hashing={self.hashing!r} (its hashes and the transform of one row)",
+        )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -347,10 +400,6 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             return self.n_features_in_
         return 2**self.b_bits
 
-    @property
-    def _n_features_out(self):
-        return self.n_components * self._block_width
-
     def transform(self, X):
         """Hash X into sparse features whose inner products estimate the kernel.
 
@@ -373,7 +422,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         X = validate_features(self, X, reset=False)
         k = self.n_components
         if sp.issparse(X):
-            X = _canonical_csr(X)  # a copy only when not canonical already
+            # validate_features gave a canonical CSR matrix.
             nonempty = np.diff(X.indptr) > 0
 
             def transform_chunk(X_chunk):
@@ -407,7 +456,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         # job hashes the 11314 rows of 20 Newsgroups at k=256 in one chunk,
         # two jobs in two. (With 16 MiB chunks two jobs were only 1.03-1.17x
         # faster than one on MNIST rows, k=128.)
-        bytes_per_row = 48 * k + 384
+        bytes_per_row = _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
         max_chunk_mib = _MAX_CHUNK_MIB / effective_n_jobs(self.n_jobs)
         return sparse_transform_in_chunks(
             X,
@@ -422,19 +471,18 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""
-        dtype = X.dtype
         k = self.n_components
         n_samples = X.shape[0]
-        row_nnz = np.diff(X.indptr)
-        nonempty = row_nnz > 0
+        nonempty = np.diff(X.indptr) > 0
         n_nonempty = int(nonempty.sum())
+        X = _rescale_extreme_rows(X, nonempty)
 
         width = self._block_width
         index_dtype = _index_dtype(k * width, n_nonempty * k)
         # The column codes, and for "core2" the hashed values, are written
         # chunk by chunk of hashed rows while the positions are in cache.
         codes = np.empty((n_nonempty, k), dtype=index_dtype)
-        values = np.empty((n_nonempty, k), dtype=dtype)
+        values = np.empty((n_nonempty, k), dtype=X.dtype)
         block_starts = np.arange(0, k * width, width, dtype=np.uint64)
         for rows, positions in self._hash_positions(X):
             locations = gather(X.indices, positions)
@@ -451,22 +499,10 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 )
             if self.kernel == "core2":
                 gather(X.data, positions, out=values[rows])
-
-        if self.kernel == "resemblance":
-            values.fill(1.0 / np.sqrt(k))
-        else:
-            norms = np.empty(0)
-            if n_nonempty:
-                squares = np.square(X.data, dtype=np.float64)
-                norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
-            if self.kernel == "core2":
-                scale = np.sqrt(row_nnz[nonempty]) / norms / np.sqrt(k)
-                values *= scale[:, None].astype(dtype)
-            else:
-                values = project(X, self.projection, self.projection_seed_, k)
-                if not nonempty.all():
-                    values = values[nonempty]
-                values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
+        # Non-finite input (possible only under assume_finite=True) gives NaN
+        # values, as documented, rather than warnings about the arithmetic.
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            values = self._scaled_values(X, nonempty, values)
 
         # k entries per nonempty row: the row pointers are a running count.
         indptr = np.zeros(n_samples + 1, dtype=index_dtype)
@@ -474,6 +510,28 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         return sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
+
+    def _scaled_values(self, X, nonempty, values):
+        """The output values of the nonempty rows (``values`` holds core2's)."""
+        k = self.n_components
+        dtype = X.dtype
+        if self.kernel == "resemblance":
+            values.fill(1.0 / np.sqrt(k))
+            return values
+        norms = np.empty(0)
+        if values.shape[0]:
+            squares = np.square(X.data, dtype=np.float64)
+            norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
+        if self.kernel == "core2":
+            row_nnz = np.diff(X.indptr)[nonempty]
+            scale = np.sqrt(row_nnz) / norms / np.sqrt(k)
+            values *= scale[:, None].astype(dtype)
+            return values
+        values = project(X, self.projection, self.projection_seed_, k)
+        if not nonempty.all():
+            values = values[nonempty]
+        values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
+        return values
 
     def _hash_positions(self, X):
         """Yield ``(rows, positions)`` by chunks of the nonempty rows.

@@ -93,22 +93,64 @@ def _project_generated(X, generate, seed, n_columns):
     # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES,
     # generated and multiplied one after the other (bounded memory, R in
     # cache for the product). They depend on n_features only, never on the
-    # data, so every row is summed in the same order however X is chunked.
+    # data, so every row is summed in the same order however X is chunked:
+    # the entries of each group in column order, then the groups in order.
     n_blocks = -(-X.shape[1] // FEATURE_BLOCK)
     group = PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * n_columns * X.dtype.itemsize)
     group = max(1, group)
     if n_blocks <= group:
         return _times_generated_rows(X, generate, seed, 0, n_columns)
-    X = X.tocsc()  # cheap column slices
-    out = None
-    for first in range(0, n_blocks, group):
-        part = X[:, first * FEATURE_BLOCK : (first + group) * FEATURE_BLOCK].tocsr()
+    out = np.zeros((X.shape[0], n_columns), dtype=X.dtype)
+    span = group * FEATURE_BLOCK
+    for first_column, rows, part in _group_parts(X, span):
+        first = first_column // FEATURE_BLOCK
+        # Adding a group's product to zeros, or a group without entries to
+        # a row, changes nothing: the sum over the touched groups is the sum
+        # over all of them, bit for bit.
         product = _times_generated_rows(part, generate, seed, first, n_columns)
-        if out is None:
-            out = product
-        else:
+        if rows is None:
             out += product
+        else:
+            out[rows] += product
     return out
+
+
+def _group_parts(X, span):
+    """The entries of ``X`` by groups of ``span`` columns, only the groups it has.
+
+    Yields ``(first_column, rows, part)`` in increasing order of the groups:
+    ``part`` is the CSR matrix of the entries in columns ``first_column`` to
+    ``first_column + span - 1`` (renumbered from 0), on the rows ``rows`` of
+    ``X`` that have some (None when all of them do). The cost is that of the entries (one sort of
+    their group numbers), never of the number of columns, however wide X is.
+    """
+    n_groups = -(-X.shape[1] // span)
+    group_of = X.indices // span
+    if n_groups <= 2**16:
+        group_of = group_of.astype(np.uint16)  # NumPy sorts it in linear time
+    # A stable sort keeps the row-major order within each group.
+    order = np.argsort(group_of, kind="stable")
+    sorted_groups = group_of[order]
+    first_of_group = np.ones(order.size, dtype=bool)
+    np.not_equal(sorted_groups[1:], sorted_groups[:-1], out=first_of_group[1:])
+    starts = np.flatnonzero(first_of_group)
+    touched = sorted_groups[starts]
+    bounds = np.append(starts, order.size)
+    entry_rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    for group, start, stop in zip(touched.tolist(), bounds[:-1], bounds[1:]):
+        entries = order[start:stop]
+        row_of = entry_rows[entries]
+        row_starts = np.flatnonzero(np.diff(row_of, prepend=-1))
+        first_column = group * span
+        width = min(span, X.shape[1] - first_column)
+        index_dtype = X.indices.dtype  # the part's indices and pointers alike
+        indices = X.indices[entries] - index_dtype.type(first_column)
+        indptr = np.append(row_starts, entries.size).astype(index_dtype)
+        part = sp.csr_matrix(
+            (X.data[entries], indices, indptr), shape=(row_starts.size, width)
+        )
+        rows = None if row_starts.size == X.shape[0] else row_of[row_starts]
+        yield first_column, rows, part
 
 
 def _project_hashed(X, seed, n_columns):
@@ -150,6 +192,9 @@ def _times_generated_rows(part, generate, seed, first_block, n_columns):
     generated, and its columns are renumbered as the rows of those blocks
     stacked. The result is the same either way, bit for bit.
     """
+    if part.nnz == 0:
+        # No block to generate (an all-zero chunk): no rows of R at all.
+        return np.zeros((part.shape[0], n_columns), dtype=part.dtype)
     n_part = -(-part.shape[1] // FEATURE_BLOCK)
     if part.nnz >= MANY_ENTRIES_PER_ROW * n_part * FEATURE_BLOCK:
         # Finding the touched blocks would cost a pass over the entries, for

@@ -357,3 +357,114 @@ def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypat
     offsets = X.indptr[:-1][np.diff(X.indptr) > 0]
     expected = _brute_force_oph(X.indices, X.indptr, permutation, probes)
     np.testing.assert_array_equal(positions - offsets[:, None], expected)
+
+
+# --- Reliability: every option on degenerate shapes, wide input, sizes. ---
+
+PROJECTIONS = ["gaussian", "rademacher", "hashed_gaussian"]
+OPTIONS = [
+    dict(kernel=kernel, hashing=hashing, projection=projection)
+    for kernel in KERNELS
+    for hashing in ["minwise", "oph"]
+    for projection in (PROJECTIONS if kernel == "core1" else ["gaussian"])
+]
+
+
+def _option_id(options):
+    return "-".join(options.values())
+
+
+def _degenerate_inputs():
+    """Empty rows, one row, rows touching only some of 4 column blocks, zeros."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((6, 1000)) * (rng.random((6, 1000)) < 0.05)
+    X[1] = 0.0
+    X[2, 256:] = 0.0  # block 0 only
+    X[4, :768] = 0.0  # block 3 only
+    X[5] = 0.0
+    X[5, [17, 900]] = [-2.0, 0.5]  # blocks 0 and 3, none between
+    return {
+        "mixed": X,
+        "one row": X[2:3],
+        "one entry": np.eye(1, 1000, 600),
+        "all zero": np.zeros((3, 1000)),
+        "one empty row": np.zeros((1, 1000)),
+    }
+
+
+def _check_against_definition(hasher, X, Z):
+    """Rows empty exactly for empty inputs, k finite nonzeros, one per block,
+    and for "core1" the values ``(u / |u|) @ R[:, j] / sqrt(k)``."""
+    k, width = hasher.n_components, hasher._block_width
+    nonempty = np.any(X != 0, axis=1)
+    assert Z.shape == (X.shape[0], k * width)
+    np.testing.assert_array_equal(np.diff(Z.indptr), k * nonempty)
+    assert np.isfinite(Z.data).all()
+    assert np.all(Z.indices.reshape(-1, k) // width == np.arange(k))
+    if hasher.kernel == "core1" and nonempty.any():
+        U = X[nonempty] / np.linalg.norm(X[nonempty], axis=1, keepdims=True)
+        expected = U @ _projection_matrix(hasher, X.shape[1]) / np.sqrt(k)
+        np.testing.assert_allclose(Z.data.reshape(-1, k), expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("group_blocks", ["whole", "one block"])
+@pytest.mark.parametrize("options", OPTIONS, ids=_option_id)
+def test_every_option_on_empty_and_partial_rows(options, group_blocks, monkeypatch):
+    # The projection is summed by groups of feature blocks; an input (or a
+    # group) without entries must give zeros, not a crash, and an empty row
+    # an empty output row, whatever the projection, kernel and hashing.
+    if group_blocks == "one block":
+        monkeypatch.setattr(core_projection, "PROJECTION_BLOCK_BYTES", 1)
+    monkeypatch.setattr(core_projection, "HASHED_BUCKETS", 4)  # explicit R stays small
+    monkeypatch.setattr(core_projection, "HASHED_GROUP_COLUMNS", 2)
+    for name, X in _degenerate_inputs().items():
+        hasher = CoREHasher(5, b_bits=None, random_state=0, **options).fit(X)
+        Z = hasher.transform(X)
+        _check_against_definition(hasher, X, Z)
+        for other in (sp.csr_matrix(X), X.astype(np.float32)):
+            np.testing.assert_allclose(hasher.transform(other).toarray(), Z.toarray(),
+                                       rtol=1e-5, atol=1e-6, err_msg=name)
+        # Rows are transformed independently: each row alone gives its row.
+        for i in range(X.shape[0]):
+            np.testing.assert_array_equal(hasher.transform(X[i : i + 1]).toarray(),
+                                          Z[i].toarray(), err_msg=name)
+
+
+def _wide_csr(n_rows=4, nnz_per_row=10, n_features=2**31, seed=0):
+    rng = np.random.RandomState(seed)
+    n = n_rows * nnz_per_row
+    return sp.csr_matrix(
+        (rng.rand(n) + 0.1, (np.repeat(np.arange(n_rows), nnz_per_row),
+                             rng.randint(0, n_features, n))),
+        shape=(n_rows, n_features),
+    )
+
+
+def test_cost_and_state_do_not_grow_with_n_features():
+    # 4 rows, 40 nonzeros, 2**31 columns: fit + transform costs what the
+    # nonzeros cost (a few MiB, a fraction of a second) for every option,
+    # the fitted state is O(n_components), and b_bits=None gives a sparse
+    # output k * n_features wide.
+    import tracemalloc
+
+    X = _wide_csr()
+    narrow = sp.csr_matrix((X.data, np.argsort(np.argsort(X.indices)), X.indptr), shape=(4, 40))
+    for options in OPTIONS:
+        for b_bits, dtype in [(8, np.float64), (None, np.float32), (32, np.float64)]:
+            Xd = X.astype(dtype)
+            tracemalloc.start()
+            try:
+                hasher = CoREHasher(64, b_bits=b_bits, random_state=0, **options).fit(Xd)
+                Z = hasher.transform(Xd)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak < 64 * 2**20, (options, b_bits, peak)
+            assert sp.issparse(Z) and Z.nnz == 4 * 64 and np.isfinite(Z.data).all()
+            width = 2**31 if b_bits is None else 2**b_bits
+            assert Z.shape == (4, 64 * width)
+            state = sum(np.asarray(value).nbytes for key, value in vars(hasher).items()
+                        if key.endswith("_") and not key.startswith("_"))
+            small = CoREHasher(64, b_bits=b_bits, random_state=0, **options).fit(narrow)
+            assert state == sum(np.asarray(value).nbytes for key, value in vars(small).items()
+                                if key.endswith("_") and not key.startswith("_"))
