@@ -44,9 +44,8 @@ PROBE_HASH_INDEPENDENCE = 2
 MAX_PROBES = 256
 # Rows hashed at once, as the bytes of their (k x rows) uint64 table: an
 # "oph" chunk's table of bin minima stays near the size of a core's L2 cache
-# (1024 rows for k = 256; on 20 Newsgroups 1 and 2 MiB tie, 0.25 and 4 MiB
-# are 10-40% slower); "minwise" prefers longer chunks (fewer, longer hash
-# blocks).
+# (1024 rows for k = 256), where its scattered updates are cheap; "minwise"
+# prefers longer chunks (fewer, longer hash blocks).
 OPH_TABLE_BYTES = 2 * 2**20
 MINWISE_TABLE_BYTES = 8 * 2**20
 
@@ -90,6 +89,20 @@ def _rescale_extreme_rows(X, nonempty):
     shifts[np.flatnonzero(nonempty)[extreme]] = -exponents[extreme]
     data = np.ldexp(X.data, np.repeat(shifts, np.diff(X.indptr)))
     return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+
+
+def _output_indptr(nonempty, k, block_width):
+    """Row pointers of an output with ``k`` entries per nonempty row.
+
+    Their dtype, that of the output's indices, is int32 when the width ``k *
+    block_width`` and the number of entries fit it, int64 otherwise.
+    """
+    n_nonempty = int(np.count_nonzero(nonempty))
+    index_dtype = _index_dtype(k * block_width, n_nonempty * k)
+    indptr = np.zeros(len(nonempty) + 1, dtype=index_dtype)
+    np.cumsum(nonempty, dtype=index_dtype, out=indptr[1:])
+    indptr *= index_dtype.type(k)
+    return indptr
 
 
 def _index_dtype(n_columns, nnz):
@@ -230,8 +243,7 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
       which is ``R + (1 - R) 2**-b`` on binary data.
 
     The bias is not corrected (a correction would make the features depend
-    on pairs). With ``b=8`` it is at most ``0.4%`` of the kernel's scale;
-    ``tests/test_core_hashing.py`` measures it against these predictions.
+    on pairs). With ``b=8`` it is at most ``0.4%`` of the kernel's scale.
 
     **Hashes.** A coordinate is scrambled by a fixed bijection and then
     hashed by a pairwise independent multiply-add-shift hash; plain linear
@@ -252,7 +264,18 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     most, whatever the number of features). Rows are hashed in chunks of
     bounded size; the projection matrix is generated and multiplied in
     groups of feature blocks of 8 MiB ("hashed_gaussian": 4 MiB, one group
-    of 128 columns at a time). Float32 input gives float32 output.
+    of 128 columns at a time), only for the groups the data have entries
+    in: the cost is that of the nonzeros, however many features there are.
+    Float32 input gives float32 output.
+
+    **Range.** The features depend on ``u / |u|`` only; rows of very large
+    or very small (finite) values are rescaled by a power of 2 before their
+    norm and projection, so that these cannot overflow or underflow. Rows
+    with NaN or infinite values, which ``transform`` accepts only under
+    ``sklearn.set_config(assume_finite=True)``, get meaningless values for
+    ``"core1"`` and ``"core2"`` (NaN, or zeros where ``"core2"`` picks a
+    finite value of a row with an infinite one), without an error or a
+    warning; the other rows are unaffected.
 
     References
     ----------
@@ -414,6 +437,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             ``B = 2**b_bits`` (``n_features_in_`` when ``b_bits=None``).
             Exactly ``n_components`` nonzeros per nonempty input row, none for
             an all-zero row; float32 for float32 input, float64 otherwise.
+            Under ``assume_finite=True`` a row with NaN or infinite values
+            gets meaningless (NaN or zero) values with ``kernel="core1"`` or
+            ``"core2"``; see Notes.
         """
         check_is_fitted(self)
         X_dask = maybe_transform_dask(self, X)
@@ -421,41 +447,28 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             return X_dask
         X = validate_features(self, X, reset=False)
         k = self.n_components
-        if sp.issparse(X):
-            # validate_features gave a canonical CSR matrix.
-            nonempty = np.diff(X.indptr) > 0
+        # validate_features gave a canonical CSR matrix, or a dense array,
+        # whose rows are converted to CSR chunk by chunk, never whole.
+        sparse = sp.issparse(X)
+        nonempty = np.diff(X.indptr) > 0 if sparse else X.any(axis=1)
 
-            def transform_chunk(X_chunk):
-                return self._transform_csr(X_chunk)
-
-        else:
-            # Dense rows are converted to CSR chunk by chunk, never whole.
-            nonempty = X.any(axis=1)
-
-            def transform_chunk(X_chunk):
-                return self._transform_csr(dense_to_csr(X_chunk))
+        def transform_chunk(X_chunk):
+            return self._transform_csr(X_chunk if sparse else dense_to_csr(X_chunk))
 
         # Every nonempty row has exactly k nonzeros, so the output can be
         # allocated before hashing, and the chunks' pieces copied into it.
-        n_nonempty = int(np.count_nonzero(nonempty))
-        index_dtype = _index_dtype(k * self._block_width, n_nonempty * k)
-        indptr = np.zeros(X.shape[0] + 1, dtype=index_dtype)
-        np.cumsum(nonempty, dtype=index_dtype, out=indptr[1:])
-        indptr *= index_dtype.type(k)
+        indptr = _output_indptr(nonempty, k, self._block_width)
         del nonempty
         # Rows are hashed independently, bit for bit: chunks of rows are
         # hashed (in threads with n_jobs) into the output, so the
         # temporaries (positions, locations, values, codes and, for core1,
-        # projections: at most 43 bytes per row and hash on 20 Newsgroups
-        # with k=256, copy of the input included; 48 allows for more, and
-        # 384 bytes per row for the per-row arrays, which dominate at small
-        # k: benchmarks/bench_memory.py) stay bounded however many rows
-        # there are. Chunks are large (up to
-        # _MAX_CHUNK_MIB in all, shared by the jobs) because each chunk
-        # regenerates the projection blocks of the features it touches: one
-        # job hashes the 11314 rows of 20 Newsgroups at k=256 in one chunk,
-        # two jobs in two. (With 16 MiB chunks two jobs were only 1.03-1.17x
-        # faster than one on MNIST rows, k=128.)
+        # projections, about _BYTES_PER_ROW_AND_HASH per row and hash with
+        # the copy of the input, plus _BYTES_PER_ROW of per-row arrays,
+        # which dominate at small k) stay bounded however many rows there
+        # are. Chunks are large (up to _MAX_CHUNK_MIB in all, shared by the
+        # jobs) because each chunk regenerates the projection blocks of the
+        # features it touches: small chunks would generate the same blocks
+        # over and over, and two jobs would gain little over one.
         bytes_per_row = _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
         max_chunk_mib = _MAX_CHUNK_MIB / effective_n_jobs(self.n_jobs)
         return sparse_transform_in_chunks(
@@ -478,7 +491,8 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         X = _rescale_extreme_rows(X, nonempty)
 
         width = self._block_width
-        index_dtype = _index_dtype(k * width, n_nonempty * k)
+        indptr = _output_indptr(nonempty, k, width)
+        index_dtype = indptr.dtype
         # The column codes, and for "core2" the hashed values, are written
         # chunk by chunk of hashed rows while the positions are in cache.
         codes = np.empty((n_nonempty, k), dtype=index_dtype)
@@ -504,9 +518,6 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             values = self._scaled_values(X, nonempty, values)
 
-        # k entries per nonempty row: the row pointers are a running count.
-        indptr = np.zeros(n_samples + 1, dtype=index_dtype)
-        np.cumsum(nonempty * k, out=indptr[1:])
         return sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )

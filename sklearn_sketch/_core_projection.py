@@ -46,11 +46,9 @@ PROJECTION_BLOCK_BYTES = 8 * 2**20
 # "hashed_gaussian": buckets of each Count Sketch (a power of 2) and columns
 # per group. The extra variance is at most about HASHED_GROUP_COLUMNS /
 # HASHED_BUCKETS = 1.6% of the paper's (the columns of a group share one
-# Count Sketch); the time depends on it (20 Newsgroups, k = 256, whole
-# projection, X @ G with G given 0.142 s): 8192 x 128 0.095 s, 4096 x 64
-# 0.096 s, 8192 x 64 0.118 s (0.8%: twice the groups, so twice the gathers
-# of buckets and signs), 16384 x 128 0.123 s (0.8%, the 8 MiB matrix falls
-# out of the L2 cache).
+# Count Sketch). Halving the ratio costs time: twice the groups means twice
+# the gathers of buckets and signs, and twice the buckets a matrix G_g of
+# 8 MiB, which no longer stays in a core's L2 cache.
 HASHED_BUCKETS = 2**13
 HASHED_GROUP_COLUMNS = 128
 
@@ -121,8 +119,9 @@ def _group_parts(X, span):
     Yields ``(first_column, rows, part)`` in increasing order of the groups:
     ``part`` is the CSR matrix of the entries in columns ``first_column`` to
     ``first_column + span - 1`` (renumbered from 0), on the rows ``rows`` of
-    ``X`` that have some (None when all of them do). The cost is that of the entries (one sort of
-    their group numbers), never of the number of columns, however wide X is.
+    ``X`` that have some (None when all of them do). The cost is that of the
+    entries (one sort of their group numbers), never of the number of
+    columns, however wide X is.
     """
     n_groups = -(-X.shape[1] // span)
     group_of = X.indices // span

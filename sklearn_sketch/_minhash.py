@@ -18,9 +18,9 @@ multiply-add-shift scheme ``h(i) = ((a * key + b) mod 2**64) >> 32`` with
 strongly universal (pairwise independent, Dietzfelbinger 1996), and a fixed
 bijection applied first keeps it so. The bijection matters in practice: a
 linear hash of *consecutive* indices (pixels, term ids) orders them along a
-lattice and its minimum is measurably not min-wise independent; scrambling the
-keys first removes that structure (``tests/test_core_hashing.py`` measures the
-collision rate against the resemblance on MNIST pixels).
+lattice and its minimum is measurably not min-wise independent (its collision
+rate departs from the resemblance on image pixels); scrambling the keys first
+removes that structure.
 
 Ties between two coordinates of one row that share the 32-bit hash value are
 broken by the coordinate index (rows are in canonical CSR form, so the

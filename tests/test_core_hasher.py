@@ -404,7 +404,9 @@ def _check_against_definition(hasher, X, Z):
     if hasher.kernel == "core1" and nonempty.any():
         U = X[nonempty] / np.linalg.norm(X[nonempty], axis=1, keepdims=True)
         expected = U @ _projection_matrix(hasher, X.shape[1]) / np.sqrt(k)
-        np.testing.assert_allclose(Z.data.reshape(-1, k), expected, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            Z.data.reshape(-1, k), expected, rtol=1e-9, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("group_blocks", ["whole", "one block"])
@@ -440,6 +442,15 @@ def _wide_csr(n_rows=4, nnz_per_row=10, n_features=2**31, seed=0):
     )
 
 
+def _state_bytes(hasher):
+    """Bytes of the fitted attributes."""
+    return sum(
+        np.asarray(value).nbytes
+        for key, value in vars(hasher).items()
+        if key.endswith("_") and not key.startswith("_")
+    )
+
+
 def test_cost_and_state_do_not_grow_with_n_features():
     # 4 rows, 40 nonzeros, 2**31 columns: fit + transform costs what the
     # nonzeros cost (a few MiB, a fraction of a second) for every option,
@@ -448,13 +459,15 @@ def test_cost_and_state_do_not_grow_with_n_features():
     import tracemalloc
 
     X = _wide_csr()
-    narrow = sp.csr_matrix((X.data, np.argsort(np.argsort(X.indices)), X.indptr), shape=(4, 40))
+    ranks = np.argsort(np.argsort(X.indices))  # the same rows on 40 columns
+    narrow = sp.csr_matrix((X.data, ranks, X.indptr), shape=(4, 40))
     for options in OPTIONS:
         for b_bits, dtype in [(8, np.float64), (None, np.float32), (32, np.float64)]:
             Xd = X.astype(dtype)
+            params = dict(b_bits=b_bits, random_state=0, **options)
             tracemalloc.start()
             try:
-                hasher = CoREHasher(64, b_bits=b_bits, random_state=0, **options).fit(Xd)
+                hasher = CoREHasher(64, **params).fit(Xd)
                 Z = hasher.transform(Xd)
                 peak = tracemalloc.get_traced_memory()[1]
             finally:
@@ -463,8 +476,126 @@ def test_cost_and_state_do_not_grow_with_n_features():
             assert sp.issparse(Z) and Z.nnz == 4 * 64 and np.isfinite(Z.data).all()
             width = 2**31 if b_bits is None else 2**b_bits
             assert Z.shape == (4, 64 * width)
-            state = sum(np.asarray(value).nbytes for key, value in vars(hasher).items()
-                        if key.endswith("_") and not key.startswith("_"))
-            small = CoREHasher(64, b_bits=b_bits, random_state=0, **options).fit(narrow)
-            assert state == sum(np.asarray(value).nbytes for key, value in vars(small).items()
-                                if key.endswith("_") and not key.startswith("_"))
+            small = CoREHasher(64, **params).fit(narrow)
+            assert _state_bytes(hasher) == _state_bytes(small) < 64 * 64
+
+
+@pytest.mark.parametrize("b_bits", [8, None])
+def test_feature_names_need_fit(b_bits):
+    from sklearn.exceptions import NotFittedError
+
+    hasher = CoREHasher(4, b_bits=b_bits, random_state=0)
+    with pytest.raises(NotFittedError):
+        hasher.get_feature_names_out()
+    names = hasher.fit(np.ones((2, 3))).get_feature_names_out()
+    assert len(names) == 4 * (3 if b_bits is None else 2**8)
+    assert names[0] == "corehasher0"
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_components": True}, "n_components"),
+        ({"b_bits": True}, "b_bits"),
+        ({"b_bits": False}, "b_bits"),
+        ({"n_jobs": 0}, "n_jobs"),
+        ({"n_components": 2.0}, "n_components"),
+    ],
+)
+def test_booleans_and_meaningless_values_are_refused(params, match):
+    with pytest.raises(ValueError, match=match):
+        CoREHasher(**params).fit(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("options", OPTIONS[::2] + OPTIONS[1::4], ids=_option_id)
+def test_impossible_sizes_fail_fast(options):
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"n_components=1000000000.*GiB"):
+        CoREHasher(n_components=10**9, **options).fit(np.ones((5, 12)))
+    assert time.perf_counter() - start < 1.0
+    # A large but possible model is accepted.
+    CoREHasher(n_components=2**14, **options).fit(np.ones((1, 2)))
+
+
+def _non_canonical_forms(X):
+    """The same matrix as non-canonical CSR inputs and other formats."""
+    A = sp.csr_matrix(X)
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    half = A.data / 2
+    duplicates = sp.csr_matrix(
+        (
+            np.r_[half, half, 0.0, 0.0],
+            (np.r_[rows, rows, 0, 3], np.r_[A.indices, A.indices, 1, 2]),
+        ),
+        shape=A.shape,
+    )  # duplicates summed to the values, explicit zeros (also in an empty row)
+    order = np.lexsort((-A.indices, rows))  # each row's indices reversed
+    unsorted = sp.csr_matrix((A.data[order], A.indices[order], A.indptr), shape=A.shape)
+    wide = sp.csr_matrix(A)
+    wide.indices, wide.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    return {
+        "duplicates and zeros": duplicates,
+        "unsorted": unsorted,
+        "int64 indices": wide,
+        "csr_array": sp.csr_array(A),
+        "csc": sp.csc_matrix(A),
+        "coo": sp.coo_matrix(A),
+    }
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=_option_id)
+def test_non_canonical_sparse_input_gives_the_canonical_result(options):
+    X = _data(n_samples=12, n_features=40)
+    X[0, 1] = X[3, 2] = 0.0
+    hasher = CoREHasher(16, random_state=0, **options).fit(sp.csr_matrix(X))
+    expected = hasher.transform(sp.csr_matrix(X))
+    for name, other in _non_canonical_forms(X).items():
+        Z = hasher.transform(other)
+        np.testing.assert_array_equal(Z.indptr, expected.indptr, err_msg=name)
+        np.testing.assert_array_equal(Z.indices, expected.indices, err_msg=name)
+        np.testing.assert_allclose(Z.data, expected.data, rtol=1e-15, err_msg=name)
+        assert hasher.fit(other).transform(other).nnz == expected.nnz
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=_option_id)
+def test_huge_and_tiny_finite_values_give_the_same_features(options):
+    # Each output value depends on u / |u| only: scaling a row by any
+    # positive factor leaves its features unchanged, even where the sum of
+    # squares (or the float32 projection) of the raw values would overflow
+    # or underflow.
+    X = _data(n_samples=8, n_features=30)
+    hasher = CoREHasher(32, random_state=0, **options).fit(X)
+    # (Scales that keep the values normal numbers: subnormal input has lost
+    # precision before the transform sees it.)
+    for dtype, scales in [(np.float64, [1e300, 1e-300, 2.0**-1000, 1e200]),
+                          (np.float32, [1e30, 1e-30, 1e-36])]:
+        expected = hasher.transform(X.astype(dtype))
+        for scale in scales:
+            Z = hasher.transform((X * scale).astype(dtype))
+            np.testing.assert_array_equal(Z.indices, expected.indices)
+            rtol = 1e-5 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(Z.data, expected.data, rtol=rtol, atol=rtol,
+                                       err_msg=str(scale))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=_option_id)
+def test_non_finite_input_under_assume_finite(options):
+    # With assume_finite=True the user opted out of the check: rows holding
+    # NaN or infinity may give NaN features (documented), but nothing
+    # raises or warns (RuntimeWarnings are errors here) and the finite rows
+    # are unaffected.
+    import sklearn
+
+    X = _data(n_samples=8, n_features=30)
+    X[0, 0], X[6, 1] = np.nan, -np.inf
+    finite = np.isfinite(X).all(axis=1)
+    hasher = CoREHasher(16, random_state=0, **options).fit(X[finite])
+    with sklearn.config_context(assume_finite=True):
+        for Xi in (X, sp.csr_matrix(X), X.astype(np.float32)):
+            Z = hasher.transform(Xi)
+            assert np.all(np.diff(Z.indptr)[~finite] == 16)
+            rows = np.flatnonzero(finite)
+            expected = hasher.transform(Xi[rows]).toarray()
+            np.testing.assert_array_equal(Z[rows].toarray(), expected)
