@@ -37,7 +37,8 @@ from sklearn_sketch import (
 )
 from sklearn_sketch._hashing import draw_polynomial_hashes, polynomial_hash
 from sklearn_sketch._maclaurin import previous_smooth_length
-from sklearn_sketch._polynomial_base import SIGN_HASH_INDEPENDENCE, fwht
+from sklearn_sketch import _polynomial_base
+from sklearn_sketch._polynomial_base import SIGN_HASH_INDEPENDENCE, fwht, hash_down
 
 from conftest import statistical_seed, statistical_seeds
 
@@ -392,9 +393,20 @@ def tensor_srht_closed_form(x, y, degree, n_components, d):
     degrees are independent. Var = (D V1 + M C) / D^2, M the ordered pairs
     of distinct features within blocks.
     """
-    rho, s, n = x @ y, np.sum(x**2 * y**2), (x @ x) * (y @ y)
-    V1 = (n + 2 * rho**2 - 2 * s) ** degree - rho ** (2 * degree)
-    C = (rho**2 - (n + rho**2 - 2 * s) / (d - 1)) ** degree - rho ** (2 * degree)
+    return tensor_srht_moment_form(
+        (x @ x) * (y @ y), (x @ y) ** 2, np.sum(x**2 * y**2), degree, n_components, d
+    )
+
+
+def tensor_srht_moment_form(n, r2, s, degree, n_components, d):
+    """``tensor_srht_closed_form`` from the moments n, r2 = rho^2 and s.
+
+    Each is linear in the per-degree moments, so with a hash-down the
+    same form taken at their means over the Count Sketch (``hashed_moments``)
+    is the mean over the hashes of the conditional variance.
+    """
+    V1 = (n + 2 * r2 - 2 * s) ** degree - r2**degree
+    C = (r2 - (n + r2 - 2 * s) / (d - 1)) ** degree - r2**degree
     M = ordered_pairs_within_blocks(n_components, d)
     return (n_components * V1 + M * C) / n_components**2
 
@@ -411,12 +423,18 @@ def ctr_srht_closed_form(x, y, degree, n_components, d):
     estimate is Re of the mean of Z_r, and (Re W)^2 = (|W|^2 + Re W^2) / 2:
     Var = (m (A^p + B^p - 2 rho^(2p)) + M (C1^p + C2^p - 2 rho^(2p))) / (2 m^2).
     """
-    rho, s, n = x @ y, np.sum(x**2 * y**2), (x @ x) * (y @ y)
+    return ctr_srht_moment_form(
+        (x @ x) * (y @ y), (x @ y) ** 2, np.sum(x**2 * y**2), degree, n_components, d
+    )
+
+
+def ctr_srht_moment_form(n, r2, s, degree, n_components, d):
+    """``ctr_srht_closed_form`` from the moments (see ``tensor_srht_moment_form``)."""
     m = n_components // 2
-    A, B = n + rho**2 - s, 2 * rho**2 - s
-    C1, C2 = rho**2 - (n - s) / (d - 1), rho**2 - (rho**2 - s) / (d - 1)
+    A, B = n + r2 - s, 2 * r2 - s
+    C1, C2 = r2 - (n - s) / (d - 1), r2 - (r2 - s) / (d - 1)
     M = ordered_pairs_within_blocks(m, d)
-    twice = 2 * rho ** (2 * degree)
+    twice = 2 * r2**degree
     return (m * (A**degree + B**degree - twice) + M * (C1**degree + C2**degree - twice)) / (
         2 * m**2
     )
@@ -476,6 +494,134 @@ def test_srht_variance_below_its_unstructured_counterpart(name, closed_form):
     variance, variance_error = mean_and_variance_errors(products)
     bound = closed_form(x, y, degree, n_components)
     assert variance + 4 * variance_error < bound
+
+
+# ---------------------------------------------------------------------------
+# Wide input: the SRHTs hash their input down first
+#
+# Beyond max(MIN_HASHED_WIDTH, next_power_of_two(n_samples)) coordinates, each
+# SRHT input x' is replaced by C x', C an independent Count Sketch of width w
+# (pairwise independent buckets, 4-wise independent signs). Over C, with
+# n = |x|^2 |y|^2, s = sum_i x_i^2 y_i^2 and the off-diagonal sums
+# sq = sum_{i != j} x_i^2 y_j^2 = n - s and cr = sum_{i != j} x_i y_i x_j y_j
+# = rho^2 - s (pairings of four signs; only pairs of keys share a bucket):
+#   E <Cx, Cy>^2          = rho^2 + V,  V = (sq + cr) / w
+#   E |Cx|^2 |Cy|^2       = n + 2 cr / w
+#   E sum_k (Cx)_k^2 (Cy)_k^2 = s + (sq + 2 cr) / w
+# The SRHT closed forms are linear in these per degree, and the degrees are
+# independent, so the variance of the wide path is the closed form at these
+# means plus Var_C(prod_j <C_j x, C_j y>) = (rho^2 + V)^p - rho^(2p).
+# The tests shrink MIN_HASHED_WIDTH so that a 40-feature row is "wide" and V
+# is large enough to measure.
+
+
+def hashed_moments(x, y, w):
+    """Means over a width-w Count Sketch of (n, rho^2, s), and V."""
+    rho2, s, n = (x @ y) ** 2, np.sum(x**2 * y**2), (x @ x) * (y @ y)
+    sq, cr = n - s, rho2 - s
+    V = (sq + cr) / w
+    return n + 2 * cr / w, rho2 + V, s + (sq + 2 * cr) / w, V
+
+
+@pytest.fixture
+def small_hash_cap(monkeypatch):
+    monkeypatch.setattr(_polynomial_base, "MIN_HASHED_WIDTH", 8)
+
+
+@pytest.mark.parametrize("name", ["tensorsrht", "tree-srht", "ctr-srht"])
+def test_hashed_degree_one_whole_block_is_the_count_sketch_product(name, small_hash_cap):
+    # 40 features + the constant (padded 64) exceed the cap 16: the SRHT
+    # reads C x', and a whole block of it reproduces <C x', C y'> exactly.
+    X = np.random.RandomState(0).rand(5, 40)
+    X[0, :30] = 0.0
+    n_components = 32 if name == "ctr-srht" else 16
+    sketch = VARIANTS[name](n_components=n_components, degree=1, coef0=0.3, gamma=0.7, random_state=0)
+    Z = sketch.fit_transform(X)
+    assert sketch.hash_down_.shape == (1, 6)
+    CX = hash_down(X, sketch.hash_down_[0], 16, 0.7, 0.3, np.float64)
+    assert_allclose(Z @ Z.T, CX @ CX.T, atol=1e-12)
+    # ... which is not <x', y'>: the hash-down is really there.
+    assert not np.allclose(CX @ CX.T, 0.7 * X @ X.T + 0.3)
+    # Sparse input hashes only its present columns, to the same bits.
+    assert_array_equal(sketch.transform(sp.csr_matrix(X)), Z)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    "name, moment_form, n_components, degree",
+    [
+        ("tensorsrht", tensor_srht_moment_form, 16, 1),  # whole block: Var = V
+        ("tensorsrht", tensor_srht_moment_form, 12, 2),
+        ("ctr-srht", ctr_srht_moment_form, 32, 1),
+        ("ctr-srht", ctr_srht_moment_form, 24, 2),
+    ],
+)
+def test_hashed_variance_is_the_narrow_one_plus_the_count_sketch_term(
+    name, moment_form, n_components, degree, small_hash_cap
+):
+    rng = np.random.RandomState(6)
+    x, y = rng.rand(2, 40)
+    y += 0.5 * x
+    x, y = x / np.linalg.norm(x), y / np.linalg.norm(y)
+    coef0, n_draws, w = 0.5, 3000, 16
+    estimates = sketched_products(
+        VARIANTS[name], np.vstack([x, y]), n_draws, n_components=n_components,
+        degree=degree, coef0=coef0,
+    )[:, 0, 1]
+    xa, ya = augment(x, 1.0, coef0), augment(y, 1.0, coef0)
+    rho = xa @ ya
+    n, r2, s, V = hashed_moments(xa, ya, w)
+    expected = moment_form(n, r2, s, degree, n_components, w) + r2**degree - rho ** (2 * degree)
+    narrow = moment_form((xa @ xa) * (ya @ ya), rho**2, np.sum(xa**2 * ya**2), degree,
+                         n_components, 64)
+    # Unbiased for <x', y'>^p; one hash shared by the degrees would be
+    # biased by about V at degree 2, which this band would see.
+    standard_error = estimates.std(ddof=1) / np.sqrt(n_draws)
+    assert abs(estimates.mean() - rho**degree) < 4 * standard_error
+    if degree == 2:
+        assert V > 4 * standard_error
+    variance, variance_error = mean_and_variance_errors(estimates)
+    assert abs(variance - expected) < 4 * variance_error
+    # At degree 1 a whole block of C x' is exact: the variance is V alone,
+    # and the check tells it from the narrow path's (d = 64, not exact).
+    if degree == 1:
+        assert abs(expected - V) <= 1e-9 * V
+        assert abs(expected - narrow) > 4 * variance_error
+    else:
+        assert expected > narrow
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", ["tree-srht", "tree-ts", "maclaurin-srht", "maclaurin"])
+def test_hashed_leaves_are_unbiased(name, small_hash_cap):
+    # Wide leaves: hashed down (tensorsrht) or hashed buckets (tensorsketch,
+    # whose permutations would grow with n_features); degree 3 pads the
+    # tree with an e leaf, also hashed down.
+    rng = np.random.RandomState(1)
+    X = rng.rand(3, 40) / np.sqrt(40 / 3)
+    gamma, coef0, degree, n_draws = 0.8, 0.4, 3, 1000
+    products = sketched_products(
+        VARIANTS[name], X, n_draws, n_components=12, degree=degree, gamma=gamma, coef0=coef0
+    )
+    exact = (gamma * X @ X.T + coef0) ** degree
+    standard_error = products.std(axis=0, ddof=1) / np.sqrt(n_draws)
+    assert np.all(np.abs(products.mean(axis=0) - exact) < 4 * standard_error)
+    assert np.all(standard_error > 1e-3)
+
+
+def test_narrow_input_keeps_the_exact_path():
+    # Up to the cap, no hash-down: the state and the features are those of
+    # the padded SRHT (whose formula is tested above), bit for bit.
+    X = np.random.RandomState(0).rand(4, 4095)  # + the constant: 4096 keys
+    for name in ("tensorsrht", "ctr-srht", "tree-srht"):
+        sketch = VARIANTS[name](n_components=8, degree=2, coef0=1.0, random_state=0).fit(X)
+        assert sketch.hash_down_ is None
+    wide = VARIANTS["tensorsrht"](n_components=8, degree=2, coef0=1.0, random_state=0)
+    assert wide.fit(np.ones((1, 4096))).hash_down_.shape == (2, 6)
+    assert wide.hadamard_size_ == 4096
+    # The cap grows with n_components.
+    big = VARIANTS["tensorsrht"](n_components=5000, random_state=0).fit(np.ones((1, 5000)))
+    assert big.hash_down_ is None and big.hadamard_size_ == 8192
 
 
 def image_like_rows(seed, n_rows):
