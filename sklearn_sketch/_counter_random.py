@@ -202,4 +202,6 @@ def rademacher_block(seed, features, start, stop, n_columns, dtype):
     # Byte by byte through a table of the 8 signs of each byte value (bit 0
     # first): one gather writes the output.
     signs = _SIGNS_OF_BYTE.astype(dtype, copy=False).take(words.view(np.uint8), axis=0)
-    return np.ascontiguousarray(signs.reshape(words.shape[0], -1)[:, : stop - start])
+    # An explicit width: with no features, -1 cannot be inferred.
+    signs = signs.reshape(words.shape[0], 64 * words.shape[1])
+    return np.ascontiguousarray(signs[:, : stop - start])

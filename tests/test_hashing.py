@@ -116,3 +116,14 @@ def test_hash_to_buckets_and_signs_ranges():
     signs = hash_to_signs(values, np.float32)
     assert signs.dtype == np.float32
     assert signs.tolist() == [1, -1, 1, -1, 1 - 2 * ((P - 1) & 1)]
+
+
+@pytest.mark.parametrize("n_columns, start", [(100, 0), (100, 64), (7, 0)])
+def test_counter_generated_blocks_of_no_features_are_empty(n_columns, start):
+    # A chunk whose rows touch no feature asks for zero rows of the matrix.
+    from sklearn_sketch._counter_random import gaussian_block, rademacher_block
+
+    for block in (gaussian_block, rademacher_block):
+        result = block(3, np.array([], dtype=np.int64), start, n_columns, n_columns, np.float32)
+        assert result.shape == (0, n_columns - start)
+        assert result.dtype == np.float32
