@@ -245,6 +245,12 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         self.bucket_permutations_ = None
         self.coordinates_ = None
         self.hash_down_ = None
+        self._draw_inputs(random_state, n_inputs)
+        self._n_features_out = self.n_components
+        return self
+
+    def _draw_inputs(self, random_state, n_inputs):
+        """Draw the buckets, or coordinates and hash-downs, of every node input."""
         wide = self._wide_leaves()
         if self.base == "tensorsketch" and self.buckets == "hash":
             self.bucket_hashes_ = draw_polynomial_hashes(
@@ -276,8 +282,6 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
             )
             if wide:
                 self.hash_down_ = draw_hash_down(random_state, self.n_leaves_)
-        self._n_features_out = self.n_components
-        return self
 
     # -- structure -------------------------------------------------------
 

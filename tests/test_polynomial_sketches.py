@@ -24,6 +24,7 @@ from math import comb
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import statistical_seed, statistical_seeds
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.linalg import hadamard
 from sklearn import config_context
@@ -34,13 +35,11 @@ from sklearn_sketch import (
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
+    _polynomial_base,
 )
 from sklearn_sketch._hashing import draw_polynomial_hashes, polynomial_hash
 from sklearn_sketch._maclaurin import previous_smooth_length
-from sklearn_sketch import _polynomial_base
 from sklearn_sketch._polynomial_base import SIGN_HASH_INDEPENDENCE, fwht, hash_down
-
-from conftest import statistical_seed, statistical_seeds
 
 # One constructor per variant; every contract test runs on all of them.
 VARIANTS = {

@@ -15,6 +15,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import statistical_seeds
 from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.preprocessing import normalize
@@ -25,10 +26,8 @@ from sklearn_sketch import (
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
+    _chunking,
 )
-from sklearn_sketch import _chunking
-
-from conftest import statistical_seeds
 
 WIDE = 2**31
 MIB = 2**20
