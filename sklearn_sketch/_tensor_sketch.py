@@ -14,15 +14,15 @@ from ._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-from ._polynomial_base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
-from ._sparse import dense_to_csr, gather
+from ._polynomial_base import (
+    BUCKET_HASH_INDEPENDENCE,
+    POLYNOMIAL_PARAMETER_CONSTRAINTS,
+    SIGN_HASH_INDEPENDENCE,
+    _PolynomialSketchBase,
+    count_sketch_rows,
+)
+from ._sparse import dense_to_csr
 from ._validation import validate_features
-
-# Independence of the two hash families (Pham & Pagh, Lemma 6; MATH.md §1):
-# the bucket hash needs pairwise independence, the sign hash 4-wise
-# independence for the variance bound to hold.
-BUCKET_HASH_INDEPENDENCE = 2
-SIGN_HASH_INDEPENDENCE = 4
 
 
 class TensorSketch(_PolynomialSketchBase):
@@ -162,7 +162,8 @@ class TensorSketch(_PolynomialSketchBase):
         self : object
             Fitted transformer.
         """
-        validate_features(self, X, reset=True)
+        X = validate_features(self, X, reset=True)
+        self._check_size(0, X.dtype)
         random_state = check_random_state(self.random_state)
         self.bucket_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, BUCKET_HASH_INDEPENDENCE
@@ -221,7 +222,7 @@ class TensorSketch(_PolynomialSketchBase):
         sketch = buffer[: out.shape[0]]
         spectrum = None
         for j in range(self.degree):
-            _count_sketch(X_chunk, buckets[j], signs[j], features, sketch)
+            count_sketch_rows(X_chunk, buckets[j], signs[j], features, sketch)
             if self.coef0:
                 sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
             if spectrum is None:
@@ -248,37 +249,3 @@ class TensorSketch(_PolynomialSketchBase):
             buckets[j] = hash_to_buckets(bucket_values, self.n_components)
             signs[j] = hash_to_signs(sign_values, dtype) * scale
         return buckets, signs
-
-
-def _count_sketch(X, buckets, signs, features, out):
-    """Count Sketch of every row of ``X``, written into ``out``.
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_rows, n_features)
-    buckets, signs : ndarray of shape (n_keys,)
-        Bucket and (scaled) sign of each hashed feature.
-    features : ndarray of shape (nnz,)
-        The position in ``buckets`` and ``signs`` of each stored entry's
-        feature.
-    out : ndarray of shape (n_rows, n_buckets)
-        Overwritten with the sketches and returned.
-
-    Returns
-    -------
-    out : ndarray of shape (n_rows, n_buckets)
-    """
-    n_rows, n_buckets = out.shape
-    # One entry per stored value, summed into its bucket: O(nnz). The CSR to
-    # dense conversion adds entries that share a column (bucket) together.
-    # Its column indices are made int32 here when they fit: scipy would
-    # otherwise scan int64 ones and copy them to int32 itself.
-    features = np.asarray(features).astype(np.intp, copy=False)
-    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
-    scattered = sp.csr_matrix(
-        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
-         X.indptr),
-        shape=(n_rows, n_buckets),
-    )
-    out[...] = 0
-    return scattered.toarray(out=out)

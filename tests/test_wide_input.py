@@ -139,21 +139,7 @@ def machine_of_16_gib(monkeypatch):
     monkeypatch.setattr(_chunking, "_physical_memory_bytes", lambda: 16 * 2**30)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="TensorSketch.fit does not check its size yet (issue 14)",
-            ),
-        )
-        if name == "tensorsketch"
-        else name
-        for name in sorted(VARIANTS)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(VARIANTS))
 @pytest.mark.parametrize("params", [{}, {"degree": 3, "coef0": 1.0}], ids=["default", "p3c1"])
 def test_impossible_size_fails_at_once_naming_it(name, params, machine_of_16_gib):
     X = np.random.RandomState(0).rand(5, 12)
