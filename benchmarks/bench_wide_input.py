@@ -1,0 +1,95 @@
+"""Cost of very wide sparse input: a CSR of 4 rows x 2**31 columns, 40 nonzeros.
+
+Hashed text features (for example scikit-learn's ``FeatureHasher`` at
+``n_features=2**31``) are as wide as that, and a sketch must cost what their
+nonzeros cost, not what their width would. Each estimator (with its default
+parameters, plus the options that take another code path) is fitted and
+applied in a fresh process, which reports
+
+* the wall time of ``fit`` + ``transform``;
+* the peak resident memory of the process beyond that of the same process
+  just before fitting (the interpreter with numpy, scipy, scikit-learn and
+  the package imported, and the input built);
+* the size of the fitted estimator, pickled.
+
+Run::
+
+    python benchmarks/bench_wide_input.py [--n-features 2147483648]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+
+CASES = {
+    "TensorSketch": "TensorSketch()",
+    "TensorSRHT": "TensorSRHT()",
+    "ComplexToRealSketch": "ComplexToRealSketch()",
+    "ComplexToRealSketch(rademacher)": "ComplexToRealSketch(projection='rademacher')",
+    "PolynomialTreeSketch": "PolynomialTreeSketch()",
+    "PolynomialTreeSketch(tensorsrht)": "PolynomialTreeSketch(base='tensorsrht')",
+    "MaclaurinSketch": "MaclaurinSketch(coef0=1.0)",
+    "CoREHasher": "CoREHasher()",
+    "CoREHasher(oph, rademacher)": "CoREHasher(hashing='oph', projection='rademacher')",
+    "CoREHasher(hashed_gaussian)": "CoREHasher(projection='hashed_gaussian')",
+    "CoREHasher(resemblance, b_bits=None)": "CoREHasher(kernel='resemblance', b_bits=None)",
+    "KernelJL": "KernelJL(n_subsample=4)",
+    "KernelJL(laplacian)": "KernelJL(n_subsample=4, kernel='laplacian')",
+}
+
+CHILD = r"""
+import json, pickle, resource, sys, time
+import numpy as np
+import scipy.sparse as sp
+from sklearn_sketch import *
+
+n_features = int(sys.argv[1])
+rng = np.random.RandomState(0)
+rows = np.repeat(np.arange(4), 10)
+X = sp.csr_matrix((rng.rand(40) + 0.1, (rows, rng.randint(0, n_features, 40))),
+                  shape=(4, n_features))
+estimator = eval(sys.argv[2])
+estimator.set_params(random_state=0)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+estimator.fit(X).transform(X)
+seconds = time.perf_counter() - start
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "extra_mib": (after - before) / 1024,
+                  "state_kib": len(pickle.dumps(estimator)) / 1024}))
+"""
+
+
+def run_case(expression, n_features, timeout):
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", CHILD, str(n_features), expression],
+            capture_output=True, text=True, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None, f"over {timeout} s"
+    if result.returncode != 0:
+        return None, (result.stderr.strip().splitlines() or ["killed"])[-1][:80]
+    return json.loads(result.stdout.strip().splitlines()[-1]), None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-features", type=int, default=2**31)
+    parser.add_argument("--timeout", type=float, default=120)
+    args = parser.parse_args()
+    print(f"4 rows x {args.n_features} columns, 40 nonzeros: fit + transform")
+    print(f"| estimator | seconds | peak RSS beyond the input (MiB) | fitted state (KiB) |")
+    print("| --- | --- | --- | --- |")
+    for name, expression in CASES.items():
+        figures, error = run_case(expression, args.n_features, args.timeout)
+        if error:
+            print(f"| {name} | failed: {error} | | |")
+        else:
+            print(f"| {name} | {figures['seconds']:.2f} | {figures['extra_mib']:.0f} "
+                  f"| {figures['state_kib']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
