@@ -6,6 +6,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -16,17 +17,23 @@ from sklearn.metrics.pairwise import (
     PAIRWISE_KERNEL_FUNCTIONS,
     pairwise_kernels,
 )
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import input_bytes_per_row, parallel_row_chunks, transform_in_chunks
+from ._chunking import (
+    check_allocation,
+    input_bytes_per_row,
+    parallel_row_chunks,
+    transform_in_chunks,
+)
 from ._compat import StrOptions, _fit_context
 from ._dask import maybe_transform_dask
 from ._incremental import reservoir_update
 from ._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
+    canonical_csr,
     positive_int,
     validate_features,
 )
@@ -49,6 +56,172 @@ _UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
 # (benchmarks/bench_kernel_jl.py). scikit-learn's working_memory, if smaller,
 # still wins.
 _MAX_CHUNK_MIB = 64
+
+# Kernels scikit-learn evaluates on dense data only. Their value depends only
+# on the coordinates where one of the two rows is nonzero (a coordinate where
+# both are zero adds nothing), so sparse rows are densified in blocks over
+# the union of their nonzero columns, never over all n_features.
+_DENSE_ONLY_KERNELS = frozenset({"chi2", "additive_chi2"})
+
+# Kernels whose default gamma is 1 / n_features: it is set explicitly before
+# sparse rows are restricted to their nonzero columns, which changes the width
+# scikit-learn would read it from.
+_GAMMA_FROM_WIDTH_KERNELS = frozenset(
+    {"rbf", "laplacian", "poly", "polynomial", "sigmoid"}
+)
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+# Rows per block of sparse data densified for a dense-only kernel, at most:
+# every pair of rows is evaluated over all the columns of its two blocks, so
+# larger blocks cost more per pair, smaller ones more calls.
+_SPARSE_BLOCK_ROWS = 32
+
+# Sparse operands are restricted to their nonzero columns when they are
+# wider than this many columns per nonzero. scikit-learn's sparse kernels
+# allocate and pass over a row pointer per column (4 bytes and about a
+# nanosecond each), the restriction sorts the nonzeros (tens of nanoseconds
+# each). Up to 8 columns per nonzero, those pointers take no more memory than
+# the chunk budget allows for the input's own copies, and scikit-learn's
+# pass is the faster.
+_COLUMNS_PER_NONZERO = 8
+
+
+def _on_columns(X, columns):
+    """The CSR matrix ``X`` restricted to ``columns``, renumbered ``0 .. len - 1``.
+
+    ``columns`` is sorted and holds every column where ``X`` has a nonzero,
+    so no entry is dropped and the entries keep their order within each row:
+    sums over a row's entries (products, norms, distances) are the same
+    floating-point operations as on ``X``. At least one column is kept, as
+    scikit-learn refuses zero features.
+    """
+    width = max(columns.size, 1)
+    index_dtype = np.int32 if max(width, X.nnz) <= _INT32_MAX else np.int64
+    indices = np.searchsorted(columns, X.indices).astype(index_dtype, copy=False)
+    indptr = X.indptr.astype(index_dtype, copy=False)
+    X = sp.csr_matrix((X.data, indices, indptr), shape=(X.shape[0], width))
+    X.has_sorted_indices = True
+    return X
+
+
+def _on_shared_columns(X, Y, kernel, params):
+    """Sparse ``X`` and ``Y`` restricted to the columns where either is nonzero.
+
+    scikit-learn's sparse kernels cost ``O(n_features)`` (the transpose of
+    ``Y`` is converted to CSR, with one row pointer per feature), and its
+    sparse Manhattan distance takes only int32 indices; the restricted
+    matrices are at most ``nnz`` wide, with int32 indices, and give the same
+    kernel values, bit for bit. Restricted only where that helps: when the
+    width is many times the number of nonzeros, or when indices are int64.
+    ``Y=None`` is the Gram matrix of ``X``.
+
+    Returns
+    -------
+    X, Y, params
+        The operands, and the kernel's parameters with a default gamma of
+        ``1 / n_features`` made explicit when the width changed.
+    """
+    if not sp.issparse(X) or not (Y is None or sp.issparse(Y)):
+        return X, Y, params
+    pair = (X,) if Y is None else (X, Y)
+    narrow = all(M.indices.dtype == np.int32 for M in pair)
+    nnz = sum(M.nnz for M in pair)
+    if narrow and X.shape[1] <= _COLUMNS_PER_NONZERO * nnz:
+        return X, Y, params
+    if kernel in _GAMMA_FROM_WIDTH_KERNELS and params.get("gamma") is None:
+        # scikit-learn's own default, 1.0 / X.shape[1], before the restriction.
+        params = {**params, "gamma": 1.0 / X.shape[1]}
+    if Y is None:
+        return _on_columns(X, np.unique(X.indices)), None, params
+    columns = np.union1d(X.indices, Y.indices)
+    return _on_columns(X, columns), _on_columns(Y, columns), params
+
+
+def _dense_kernel_blocks(X, Y, kernel, params, n_jobs):
+    """``kernel(X, Y)`` for a dense-only kernel, on densified pairs of row blocks.
+
+    Two sparse blocks are densified over the union of their nonzero
+    columns only (:func:`_on_columns`), a sparse block facing dense rows
+    over all columns. The kernel is evaluated pair by pair of rows, and a
+    column where both rows are zero adds nothing, so the blocks give
+    exactly the values of one dense call. ``Y=None`` is the Gram matrix.
+    """
+    Y = X if Y is None else Y
+    dtype = np.result_type(X.dtype, Y.dtype)
+    rows = _dense_block_rows(X, Y, dtype)
+    block = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
+    for x_rows in gen_batches(X.shape[0], rows):
+        for y_rows in gen_batches(Y.shape[0], rows):
+            X_block, Y_block = X[x_rows], Y[y_rows]
+            if sp.issparse(X_block) and sp.issparse(Y_block):
+                columns = np.union1d(X_block.indices, Y_block.indices)
+                X_block = _on_columns(X_block, columns)
+                Y_block = _on_columns(Y_block, columns)
+            block[x_rows, y_rows] = pairwise_kernels(
+                _dense(X_block, dtype), _dense(Y_block, dtype), metric=kernel,
+                filter_params=True, n_jobs=n_jobs, **params,
+            )
+    return block
+
+
+def _dense_block_rows(X, Y, dtype):
+    """Rows per block so that two densified blocks fit the chunk budget.
+
+    Two blocks of ``b`` rows take ``2 b w`` values, with ``w`` the number of
+    columns, or, when both are sparse, at most the ``2 b r`` nonzeros of
+    their rows (``r`` the mean number per row): ``b`` is the larger of the
+    sizes each bound allows.
+    """
+    budget = min(get_config()["working_memory"], _MAX_CHUNK_MIB) * 2**20
+    budget_values = budget / (2 * dtype.itemsize)
+    rows = budget_values / X.shape[1]
+    if sp.issparse(X) and sp.issparse(Y):
+        per_row = (X.nnz + Y.nnz) / max(X.shape[0] + Y.shape[0], 1)
+        sparse_rows = np.sqrt(budget_values / (2 * max(per_row, 1)))
+        rows = max(rows, min(sparse_rows, _SPARSE_BLOCK_ROWS))
+    return max(int(rows), 1)
+
+
+def _dense(X, dtype):
+    """``X`` as a dense array of ``dtype``."""
+    X = X.toarray() if sp.issparse(X) else X
+    return X.astype(dtype, copy=False)
+
+
+def _kernel_block(X, Y, kernel, params, n_jobs=None):
+    """The dense block ``pairwise_kernels(X, Y)`` for any input format.
+
+    Sparse operands cost what their nonzeros cost, whatever
+    ``n_features``; the dense-only kernels are evaluated on densified
+    blocks. ``Y=None`` gives the Gram matrix of ``X`` (as
+    :func:`~sklearn.metrics.pairwise.pairwise_kernels` does, with the
+    exact zeros of the RBF kernel's distances on its diagonal).
+    """
+    if not callable(kernel):
+        if kernel in _DENSE_ONLY_KERNELS and (sp.issparse(X) or sp.issparse(Y)):
+            return _dense_kernel_blocks(X, Y, kernel, params, n_jobs)
+        X, Y, params = _on_shared_columns(X, Y, kernel, params)
+    block = pairwise_kernels(
+        X, Y, metric=kernel, filter_params=True, n_jobs=n_jobs, **params
+    )
+    return block.toarray() if sp.issparse(block) else block
+
+
+def _rows_like(rows, components):
+    """Rows of a ``partial_fit`` batch in the format and dtype of ``components``."""
+    if sp.issparse(components):
+        rows = canonical_csr(rows)
+    elif sp.issparse(rows):
+        rows = rows.toarray()
+    return rows.astype(components.dtype, copy=False)
+
+
+def _stack_rows(top, bottom):
+    """``top`` above ``bottom``, both dense or both canonical CSR."""
+    if sp.issparse(top):
+        return canonical_csr(sp.vstack([top, bottom], format="csr"))
+    return np.concatenate([top, bottom])
 
 
 class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -164,9 +337,12 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     Attributes
     ----------
-    components_ : {ndarray, sparse matrix} of shape (``n_subsample_``, ``n_features_in_``)
+    components_ : {ndarray, csr_matrix} of shape (``n_subsample_``, ``n_features_in_``)
         The subsample: the training rows ``x_1, ..., x_n`` (for a precomputed
-        kernel, the rows of the training Gram matrix).
+        kernel, the rows of the training Gram matrix). Dense for dense
+        training data, a canonical CSR matrix (sorted indices, no duplicate
+        or zero entries) for sparse data; after ``partial_fit``, in the format
+        of the first batch.
 
     component_indices_ : ndarray of shape (``n_subsample_``,)
         Indices of the subsample in the training data, in increasing order.
@@ -212,8 +388,11 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     Rows are transformed in chunks whose kernel block fits scikit-learn's
     ``working_memory`` (capped at 64 MiB), so memory beyond the output is
-    bounded whatever ``n_samples`` is. Sparse input is accepted where the
-    kernel accepts it (all but chi2 and additive chi2). float32 input gives
+    bounded whatever ``n_samples`` is. Sparse input costs what its nonzeros
+    cost, whatever ``n_features``: the kernels are evaluated on the columns
+    where the two rows compared have nonzeros, which gives the same values;
+    the chi2 and additive chi2 kernels, which scikit-learn evaluates on dense
+    data only, on row blocks densified over those columns. float32 input gives
     float32 features and a float32 ``@ W`` product; the kernel block is
     computed in float32 where :func:`~sklearn.metrics.pairwise.pairwise_kernels`
     does so (linear, polynomial, sigmoid, cosine, chi2), while the RBF block is
@@ -320,6 +499,7 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 UserWarning,
             )
             n_subsample = n_samples
+        self._check_model_size(X, n_subsample, n_subsample)
 
         random_state = check_random_state(self.random_state)
         # Sorted, so that the subsample keeps the order of the training data
@@ -330,6 +510,9 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         gaussian = random_state.standard_normal(size=(self.n_components, n_subsample))
 
         components = X[indices]
+        if sp.issparse(components):
+            # Row selection may widen the indices to int64 for a wide X.
+            components = canonical_csr(components)
         gram = self._subsample_gram(components, indices, kernel_params)
         self._sketch_gram(gram, gaussian, X.dtype)
         self.components_ = components
@@ -340,6 +523,42 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         for name in ("_reservoir_random_state", "_reservoir_gaussian"):
             self.__dict__.pop(name, None)  # a later partial_fit starts afresh
         return self
+
+    def _check_model_size(self, X, n_subsample, n_drawn):
+        """Refuse at once a model that could not transform one row on this machine.
+
+        Counts, in bytes, the fitted state and the fit's temporaries (``Z``
+        with ``n_drawn`` columns, the Gram matrix of ``n_subsample`` rows and
+        its centered copy, ``W`` in float64 and in the input's dtype, the
+        subsample's rows) and what ``transform`` needs for one row (its
+        kernel block and output, and for a dense-only kernel on sparse data
+        two rows densified over their nonzero columns).
+        """
+        d, itemsize = self.n_components, X.dtype.itemsize
+        if sp.issparse(X):
+            row_values = X.nnz / max(X.shape[0], 1)
+            row_bytes = row_values * (itemsize + 8)
+        else:
+            row_values, row_bytes = X.shape[1], X.shape[1] * itemsize
+        state = 8 * (d * n_drawn + 2 * n_subsample**2 + 2 * n_subsample * d)
+        state += n_subsample * row_bytes
+        one_row = 8 * (_KERNEL_BLOCK_COPIES * n_subsample + d)
+        check_allocation(
+            state + one_row,
+            f"KernelJL with n_components={d} and a subsample of {n_subsample} "
+            f"rows (Z of {d} x {n_drawn}, W of {n_subsample} x {d}, Gram matrix "
+            f"of {n_subsample} x {n_subsample})",
+        )
+        if self.kernel in _DENSE_ONLY_KERNELS and sp.issparse(X):
+            # The smallest dense blocks, one row from each side, span the
+            # union of the two rows' nonzero columns.
+            width = min(X.shape[1], 2 * int(np.diff(X.indptr).max(initial=0)))
+            check_allocation(
+                2 * 8 * width,
+                f"kernel={self.kernel!r}, which scikit-learn evaluates on dense "
+                f"data only, on pairs of rows densified over up to {width} of "
+                f"the {X.shape[1]} columns",
+            )
 
     def _partial_fit_available(self):
         if self.kernel == "precomputed":
@@ -365,8 +584,10 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``transform`` is consistent with the rows seen so far. Until
         ``n_subsample`` rows have been seen, the subsample is all of them.
 
-        ``partial_fit`` after ``fit`` starts a new reservoir (the rows given
-        to ``fit`` are not kept). With ``kernel="precomputed"`` the method
+        Batches may mix dense and sparse input: the subsample keeps the
+        format of the first batch, and rows of later batches are converted
+        to it. ``partial_fit`` after ``fit`` starts a new reservoir (the rows
+        given to ``fit`` are not kept). With ``kernel="precomputed"`` the method
         is not available (the kernel between rows of different batches is
         unknown).
 
@@ -390,48 +611,64 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         """
         kernel_params = self._get_kernel_params()
         first = not hasattr(self, "_reservoir_random_state")
+        X = validate_features(self, X, reset=first)
         if first:
-            X = validate_features(self, X, reset=True)
-            random_state = check_random_state(self.random_state)
-            self._reservoir_random_state = random_state
-            self._reservoir_gaussian = random_state.standard_normal(
-                size=(self.n_components, self.n_subsample)
-            )
-            self.n_samples_seen_ = 0
-            components = X[:0]
-            indices = np.empty(0, dtype=np.int64)
-        else:
-            X = validate_features(self, X, reset=False)
-            components, indices = self.components_, self.component_indices_
-            X = X.astype(components.dtype, copy=False)
-
-        slots, items = reservoir_update(
-            self.n_samples_seen_, self.n_subsample, X.shape[0], self._reservoir_random_state
-        )
-        n_filled = indices.size
-        replaced = slots < n_filled
-        kept = np.ones(n_filled, dtype=bool)
-        kept[slots[replaced]] = False
-        # Rows kept from earlier batches, then the new ones in batch order:
-        # the subsample stays in the order of the stream.
-        new_items = np.sort(items)
-        if sp.issparse(X):
-            components = sp.vstack([components[kept], X[new_items]], format="csr")
-        else:
-            components = np.concatenate([components[kept], X[new_items]])
-        indices = np.concatenate([indices[kept], self.n_samples_seen_ + new_items])
-        self.n_samples_seen_ += X.shape[0]
-
+            self._start_reservoir(X)
+        components, indices, replaced = self._add_to_reservoir(X)
         n_subsample = indices.size
-        if first or slots.size:
+        if first or replaced:
             gram = self._subsample_gram(components, indices, kernel_params)
             gaussian = self._reservoir_gaussian[:, :n_subsample]
             self._sketch_gram(gram, gaussian, components.dtype)
         self.components_ = components
         self.component_indices_ = indices
         self.n_subsample_ = n_subsample
+        self.n_samples_seen_ += X.shape[0]
         self._n_features_out = self.n_components
         return self
+
+    def _start_reservoir(self, X):
+        """An empty reservoir in the format of the first batch, and ``Z``.
+
+        Later batches are converted to that format (a dense batch into a
+        canonical CSR matrix, or a sparse one into dense rows), so the
+        subsample keeps one format whatever mix of batches follows.
+        """
+        self._check_model_size(X, self.n_subsample, self.n_subsample)
+        random_state = check_random_state(self.random_state)
+        self._reservoir_random_state = random_state
+        self._reservoir_gaussian = random_state.standard_normal(
+            size=(self.n_components, self.n_subsample)
+        )
+        self.n_samples_seen_ = 0
+        self.components_ = X[:0]
+        self.component_indices_ = np.empty(0, dtype=np.int64)
+
+    def _add_to_reservoir(self, X):
+        """Offer the rows of ``X`` to the reservoir (Algorithm R, vectorized).
+
+        Returns
+        -------
+        components, indices
+            The new subsample and its indices in the stream: the rows kept
+            from earlier batches, then the new ones in batch order, so the
+            subsample stays in the order of the stream.
+        replaced : bool
+            Whether any slot was (re)filled.
+        """
+        components, indices = self.components_, self.component_indices_
+        slots, items = reservoir_update(
+            self.n_samples_seen_, self.n_subsample, X.shape[0],
+            self._reservoir_random_state,
+        )
+        n_filled = indices.size
+        kept = np.ones(n_filled, dtype=bool)
+        kept[slots[slots < n_filled]] = False
+        new_items = np.sort(items)
+        new_rows = _rows_like(X[new_items], components)
+        components = _stack_rows(components[kept], new_rows)
+        indices = np.concatenate([indices[kept], self.n_samples_seen_ + new_items])
+        return components, indices, slots.size > 0
 
     def _subsample_gram(self, components, indices, kernel_params):
         """The dense Gram matrix ``K`` of the subsample.
@@ -441,15 +678,8 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         """
         if self.kernel == "precomputed":
             gram = components[:, indices]
-        else:
-            gram = pairwise_kernels(
-                components,
-                metric=self.kernel,
-                filter_params=True,
-                n_jobs=self.n_jobs,
-                **kernel_params,
-            )
-        return gram.toarray() if sp.issparse(gram) else gram
+            return gram.toarray() if sp.issparse(gram) else gram
+        return _kernel_block(components, None, self.kernel, kernel_params, self.n_jobs)
 
     def _sketch_gram(self, gram, gaussian, dtype):
         """Set ``projection_`` (and ``offset_``) from the Gram matrix and ``Z``.
@@ -499,21 +729,8 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         if X_dask is not None:
             return X_dask
         X = validate_features(self, X, reset=False)
-        kernel_params = self._get_kernel_params()
         dtype = X.dtype
-        projection = self.projection_.astype(dtype, copy=False)
-        offset = self.offset_.astype(dtype, copy=False)
-        precomputed = self.kernel == "precomputed"
-        components = self.components_
-        upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
-        if upcast:
-            components = components.astype(np.float64)
-        bytes_per_row = (
-            _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
-        ) * np.dtype(dtype).itemsize
-        if upcast:  # the chunk and its kernel block in float64
-            bytes_per_row += 8 * (X.shape[1] + self.n_subsample_)
-
+        bytes_per_row = self._transform_bytes_per_row(X)
         # Threads share the work across row chunks when there are several;
         # otherwise pairwise_kernels shares one chunk's kernel block.
         n_jobs = effective_n_jobs(self.n_jobs)
@@ -525,30 +742,9 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             )
         )
         kernel_n_jobs = self.n_jobs if n_chunks == 1 else None
-
-        def transform_chunk(X_chunk, out):
-            if upcast:
-                X_chunk = X_chunk.astype(np.float64)
-            if precomputed:
-                block = X_chunk[:, self.component_indices_]
-            else:
-                block = pairwise_kernels(
-                    X_chunk,
-                    components,
-                    metric=self.kernel,
-                    filter_params=True,
-                    n_jobs=kernel_n_jobs,
-                    **kernel_params,
-                )
-            if sp.issparse(block):
-                block = block.toarray()
-            np.matmul(block.astype(dtype, copy=False), projection, out=out)
-            if self.center:
-                out += offset
-
         return transform_in_chunks(
             X,
-            transform_chunk,
+            self._chunk_transformer(dtype, kernel_n_jobs),
             self.n_components,
             dtype,
             bytes_per_row,
@@ -559,12 +755,53 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             exact_rows=False,
         )
 
+    def _transform_bytes_per_row(self, X):
+        """Temporary bytes per row of a transformed chunk, beyond its input."""
+        itemsize = X.dtype.itemsize
+        n_values = _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
+        bytes_per_row = n_values * itemsize
+        if X.dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS:
+            # The chunk and its kernel block in float64; a sparse chunk's
+            # copy holds only its nonzeros.
+            row_values = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
+            bytes_per_row += int(8 * (np.ceil(row_values) + self.n_subsample_))
+        return bytes_per_row
+
+    def _chunk_transformer(self, dtype, n_jobs):
+        """``transform_chunk(X_chunk, out)`` writing a chunk's features into ``out``."""
+        kernel_params = self._get_kernel_params()
+        projection = self.projection_.astype(dtype, copy=False)
+        offset = self.offset_.astype(dtype, copy=False)
+        components = self.components_
+        upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
+        if upcast:
+            components = components.astype(np.float64)
+
+        def transform_chunk(X_chunk, out):
+            if upcast:
+                X_chunk = X_chunk.astype(np.float64)
+            if self.kernel == "precomputed":
+                block = X_chunk[:, self.component_indices_]
+                block = block.toarray() if sp.issparse(block) else block
+            else:
+                block = _kernel_block(
+                    X_chunk, components, self.kernel, kernel_params, n_jobs
+                )
+            np.matmul(block.astype(dtype, copy=False), projection, out=out)
+            if self.center:
+                out += offset
+
+        return transform_chunk
+
     def _get_kernel_params(self):
         """Keyword arguments of the kernel, from the parameters.
 
         ``gamma``, ``degree`` and ``coef0`` are passed only to the named
         kernels that take them; with a callable or precomputed kernel, setting
-        them is an error (they would be silently ignored).
+        them is an error (they would be silently ignored). A named kernel
+        takes in ``kernel_params`` only its own parameters, each given once
+        (in ``kernel_params`` or as the estimator's parameter) and valid as
+        that parameter; a precomputed kernel takes none, a callable any.
         """
         params = dict(self.kernel_params or {})
         named = {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
@@ -576,11 +813,40 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                     "precomputed kernel; pass a callable's arguments in "
                     "kernel_params."
                 )
+            if params and self.kernel == "precomputed":
+                raise ValueError(
+                    "kernel='precomputed' takes no kernel_params; got "
+                    f"{sorted(map(repr, params))}."
+                )
             return params
-        for name in KERNEL_PARAMS[self.kernel]:
+        accepted = sorted(KERNEL_PARAMS[self.kernel])
+        for key, value in params.items():
+            self._check_kernel_param(key, value, accepted)
+        for name in accepted:
             if named[name] is not None:
                 params[name] = named[name]
         return params
+
+    def _check_kernel_param(self, key, value, accepted):
+        """Refuse a ``kernel_params`` entry the named kernel would ignore or misread."""
+        kernel = self.kernel
+        if key not in accepted:
+            takes = ", ".join(accepted) if accepted else "no parameters"
+            raise ValueError(
+                f"kernel_params has {key!r}, which is not a parameter of "
+                f"kernel={kernel!r} (it takes {takes})."
+            )
+        if getattr(self, key) is not None:
+            raise ValueError(
+                f"{key} is given twice, as {key}={getattr(self, key)!r} and in "
+                f"kernel_params ({value!r}); set it once."
+            )
+        constraint = self._parameter_constraints[key][0]
+        if value is not None and not constraint.is_satisfied_by(value):
+            raise ValueError(
+                f"kernel_params[{key!r}] of kernel={kernel!r} must be {constraint}; "
+                f"got {value!r}."
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -11,6 +11,8 @@ The statistical tolerances below are derived from these formulas.
 """
 
 import pickle
+import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -21,7 +23,11 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
-from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
+from sklearn.metrics.pairwise import (
+    PAIRWISE_KERNEL_FUNCTIONS,
+    pairwise_kernels,
+    rbf_kernel,
+)
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 
@@ -396,6 +402,323 @@ def test_other_errors_are_clear():
         KernelJL(kernel="precomputed").fit(X)
     with pytest.raises(ValueError, match="0 sample"):
         KernelJL().fit(np.empty((0, 3)))
+
+
+# ------------------------------------------------- every kernel, every input
+
+KERNELS = sorted(PAIRWISE_KERNEL_FUNCTIONS)
+
+
+def _nonnegative_sparse_data(n_samples=40, n_features=9, seed=8):
+    # Non-negative, as the chi2 kernels require; about half the entries zero.
+    X = np.random.RandomState(seed).uniform(size=(n_samples, n_features))
+    X[X < 0.5] = 0
+    return X
+
+
+def _duplicates(X):
+    # Every stored entry split in two halves: scipy sums duplicates.
+    X = sp.csr_matrix(X)
+    counts = np.diff(X.indptr)
+    indptr = np.concatenate([[0], np.cumsum(2 * counts)])
+    indices = np.repeat(X.indices, 2)
+    data = np.repeat(X.data / 2, 2)
+    return sp.csr_matrix((data, indices, indptr), shape=X.shape)
+
+
+def _unsorted(X):
+    X = sp.csr_matrix(X)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    order = np.lexsort((-X.indices, rows))  # columns decreasing within a row
+    unsorted = sp.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
+    assert not unsorted.has_sorted_indices
+    return unsorted
+
+
+def _explicit_zeros(X):
+    X = sp.csr_matrix(X)
+    X.data[::3] = 0  # stored zeros: compare with the same zeros in dense form
+    return X
+
+
+def _int64_csr(X):
+    X = sp.csr_matrix(X)
+    return sp.csr_matrix(
+        (X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape
+    )
+
+
+def _int64_csr_array(X):
+    X = _int64_csr(X)
+    return sp.csr_array((X.data, X.indices, X.indptr), shape=X.shape)
+
+
+INPUT_FORMS = {
+    "dense": np.asarray,
+    "csr": sp.csr_matrix,
+    "csr int64 indices": _int64_csr,
+    "csr_array int64 indices": _int64_csr_array,
+    "csc": sp.csc_matrix,
+    "coo": sp.coo_matrix,
+    "duplicates": _duplicates,
+    "unsorted indices": _unsorted,
+    "explicit zeros": _explicit_zeros,
+}
+
+
+def _dense(X):
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
+@pytest.mark.parametrize("form", sorted(INPUT_FORMS))
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_kernel_accepts_every_input_form(kernel, form):
+    # Whatever form fit and transform get, the map is the one of the dense
+    # array holding the same values: for every kernel scikit-learn names
+    # (chi2 and additive chi2 included, which scikit-learn evaluates on
+    # dense data only), in fit, partial_fit and transform.
+    X_form = INPUT_FORMS[form](_nonnegative_sparse_data())
+    X = _dense(X_form)
+    params = {"n_components": 6, "n_subsample": 15, "kernel": kernel, "random_state": 0}
+    reference = KernelJL(**params).fit(X)
+    expected = reference.transform(X)
+    fitted = KernelJL(**params).fit(X_form)
+    assert_allclose(_dense(fitted.components_), reference.components_, atol=0)
+    assert_allclose(fitted.transform(X_form), expected, rtol=1e-10, atol=1e-12)
+    assert_allclose(reference.transform(X_form), expected, rtol=1e-10, atol=1e-12)
+    assert_allclose(fitted.transform(X), expected, rtol=1e-10, atol=1e-12)
+    if sp.issparse(X_form):
+        # The subsample is stored as a canonical CSR matrix with int32
+        # indices: no duplicate or zero entry left to misread.
+        components = fitted.components_
+        assert isinstance(components, sp.csr_matrix)
+        assert components.has_canonical_format and np.all(components.data != 0)
+        assert components.indices.dtype == np.int32
+    data = _nonnegative_sparse_data()
+    batches = [INPUT_FORMS[form](data[:25]), INPUT_FORMS[form](data[25:])]
+    streamed, streamed_dense = KernelJL(**params), KernelJL(**params)
+    for batch in batches:
+        streamed.partial_fit(batch)
+        streamed_dense.partial_fit(_dense(batch))
+    assert_allclose(
+        streamed.transform(X_form), streamed_dense.transform(X), rtol=1e-10, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("form", ["dense", "csr", "duplicates", "csc"])
+def test_precomputed_kernel_reads_any_input_form(form):
+    X = _nonnegative_sparse_data()
+    K, K_new = rbf_kernel(X, gamma=0.5), rbf_kernel(X[:7], X, gamma=0.5)
+    K[K < 0.3] = 0  # a sparse Gram matrix
+    K_new[K_new < 0.3] = 0
+    params = {"n_components": 5, "n_subsample": 12, "kernel": "precomputed"}
+    expected = KernelJL(random_state=0, **params).fit(K).transform(K_new)
+    fitted = KernelJL(random_state=0, **params).fit(INPUT_FORMS[form](K))
+    out = fitted.transform(INPUT_FORMS[form](K_new))
+    assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kernel", ["chi2", "additive_chi2"])
+def test_dense_only_kernels_on_sparse_input_are_exact_in_small_blocks(kernel):
+    # Sparse rows are densified in row blocks that fit working_memory; the
+    # kernel is evaluated pair by pair, so tiny blocks give the same values
+    # as one dense call, bit for bit.
+    X = _nonnegative_sparse_data(n_samples=60, n_features=30)
+    params = {"n_components": 5, "n_subsample": 20, "kernel": kernel, "random_state": 0}
+    expected = KernelJL(**params).fit(X).transform(X)
+    with config_context(working_memory=2**-12):  # one row per dense block
+        blocked = KernelJL(**params).fit(sp.csr_matrix(X))
+        assert_array_equal(blocked.projection_, KernelJL(**params).fit(X).projection_)
+        out = blocked.transform(sp.csr_matrix(X))
+    assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="negative"):
+        KernelJL(**params).fit(sp.csr_matrix(-X))
+
+
+def _wide_sparse(n_features, seed=0):
+    """4 rows x n_features with 40 nonzeros, and the same values on 40 columns."""
+    rng = np.random.RandomState(seed)
+    rows = np.repeat(np.arange(4), 10)
+    # 40 distinct columns spread over the whole width.
+    columns = np.arange(40) * 2**25 + rng.randint(0, 2**25, 40)
+    columns *= n_features // 2**31
+    values = rng.uniform(0.1, 1.1, size=40)
+    wide = sp.csr_matrix((values, (rows, columns)), shape=(4, n_features))
+    _, narrow_columns = np.unique(columns, return_inverse=True)
+    narrow = sp.csr_matrix((values, (rows, narrow_columns)), shape=(4, 40)).toarray()
+    return wide, narrow
+
+
+@pytest.mark.parametrize("n_features", [2**31, 2**40], ids=["2**31", "2**40"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_wide_sparse_input_costs_its_nonzeros(kernel, n_features):
+    # A kernel between sparse rows depends only on the columns where one of
+    # them is nonzero: the same 40 values spread over 2**31 columns (int32
+    # indices) or 2**40 columns (int64 indices) give the features of the
+    # dense 4 x 40 array, except for the default gamma, 1 / n_features. The
+    # fitted state and the work are those of the 40 nonzeros: scikit-learn's
+    # sparse product alone would allocate a row pointer per column (16 GiB).
+    wide, narrow = _wide_sparse(n_features)
+    params = {"n_components": 6, "n_subsample": 4, "kernel": kernel, "random_state": 0}
+    gamma = {"gamma": 1.0 / n_features} if kernel in ("rbf", "laplacian", "poly",
+                                                       "polynomial", "sigmoid") else {}
+    expected = KernelJL(**params, **gamma).fit(narrow).transform(narrow)
+    tracemalloc.start()
+    try:
+        kjl = KernelJL(**params).fit(wide)
+        out = kjl.transform(wide)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+    assert kjl.components_.nnz == 40 and kjl.components_.indptr.size == 5
+    assert_allclose(out, expected, rtol=1e-12, atol=1e-14 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize(
+    "batches",
+    [
+        ["csr", "dense"],
+        ["dense", "csr"],
+        ["csr", "dense", "csc", "dense", "csr"],
+        ["dense", "csr", "dense", "duplicates", "dense"],
+    ],
+    ids=lambda b: "-".join(b),
+)
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "chi2"])
+def test_partial_fit_mixes_dense_and_sparse_batches(kernel, batches):
+    # The subsample keeps the format of the first batch, later batches are
+    # converted: the same rows in any mix of formats give the model of the
+    # same batches all dense (the reservoir's draws depend only on the batch
+    # sizes). 100 rows into 12 slots: later batches replace rows.
+    X = _nonnegative_sparse_data(n_samples=100, n_features=7)
+    bounds = np.linspace(0, 100, len(batches) + 1).astype(int)
+    params = {"n_components": 5, "n_subsample": 12, "kernel": kernel, "random_state": 0}
+    mixed, dense = KernelJL(**params), KernelJL(**params)
+    for form, start, stop in zip(batches, bounds[:-1], bounds[1:]):
+        mixed.partial_fit(INPUT_FORMS[form](X[start:stop]))
+        dense.partial_fit(X[start:stop])
+    assert_array_equal(mixed.component_indices_, dense.component_indices_)
+    assert np.any(mixed.component_indices_ >= bounds[1])  # replaced rows
+    assert_array_equal(_dense(mixed.components_), X[mixed.component_indices_])
+    assert sp.issparse(mixed.components_) == (batches[0] != "dense")
+    if sp.issparse(mixed.components_):
+        assert mixed.components_.has_canonical_format
+        assert np.all(mixed.components_.data != 0)
+    assert_allclose(mixed.projection_, dense.projection_, rtol=1e-10, atol=1e-14)
+    assert_allclose(mixed.transform(X), dense.transform(X), rtol=1e-10, atol=1e-14)
+
+
+# ---------------------------------------------------------- kernel_params
+
+
+@pytest.mark.parametrize(
+    "kernel, key",
+    [("rbf", "gama"), ("rbf", "degree"), ("linear", "gamma"), ("cosine", "coef0"),
+     ("laplacian", "coef0"), ("chi2", "degree"), ("additive_chi2", "gamma"),
+     ("sigmoid", "degree"), ("poly", "dgree")],
+)
+def test_unknown_kernel_params_are_refused(kernel, key):
+    # scikit-learn's filter_params would drop the key silently: the user's
+    # setting would have no effect.
+    X = _nonnegative_sparse_data()
+    with pytest.raises(ValueError, match=f"'{key}'.*kernel='{kernel}'"):
+        KernelJL(kernel=kernel, kernel_params={key: 1}).fit(X)
+    with pytest.raises(ValueError, match=f"'{key}'.*kernel='{kernel}'"):
+        KernelJL(kernel=kernel, kernel_params={key: 1}).partial_fit(X)
+
+
+def test_kernel_params_of_a_named_kernel_are_its_parameters_given_once():
+    X = _nonnegative_sparse_data()
+    params = {"n_components": 5, "n_subsample": 10, "random_state": 0}
+    # A kernel's own parameter in kernel_params acts as the parameter itself.
+    expected = KernelJL(kernel="poly", gamma=0.3, degree=2, **params).fit(X)
+    via_dict = KernelJL(kernel="poly", kernel_params={"gamma": 0.3, "degree": 2},
+                        **params).fit(X)
+    assert_array_equal(via_dict.transform(X), expected.transform(X))
+    # Given twice, which one wins would be a guess: refused, even if equal.
+    with pytest.raises(ValueError, match="gamma is given twice"):
+        KernelJL(kernel="rbf", gamma=0.3, kernel_params={"gamma": 0.3}).fit(X)
+    # And checked as the parameter is.
+    with pytest.raises(ValueError, match=r"kernel_params\['gamma'\].*rbf"):
+        KernelJL(kernel="rbf", kernel_params={"gamma": -1.0}).fit(X)
+    with pytest.raises(ValueError, match=r"kernel_params\['degree'\].*poly"):
+        KernelJL(kernel="poly", kernel_params={"degree": True}).fit(X)
+    # A precomputed kernel takes none; a callable takes whatever it takes.
+    with pytest.raises(ValueError, match="precomputed' takes no kernel_params"):
+        KernelJL(kernel="precomputed", kernel_params={"gamma": 1}).fit(X @ X.T)
+
+    def rbf(x, y, width, scale=1.0):
+        return scale * np.exp(-np.sum((x - y) ** 2) / width)
+
+    rbf_params = {"width": 1 / 0.3, "scale": 1.0}
+    call = KernelJL(kernel=rbf, kernel_params=rbf_params, **params)
+    named = KernelJL(gamma=0.3, **params).fit(X)
+    assert_allclose(call.fit(X).transform(X), named.transform(X))
+
+
+# ------------------------------------------------- parameters and sizes
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_subsample": True}, "n_subsample"),
+        ({"n_components": True}, "n_components"),
+        ({"n_components": np.True_}, "n_components"),
+        ({"n_jobs": 0}, "n_jobs"),
+    ],
+)
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_booleans_and_zero_jobs_are_refused(params, match, method):
+    with pytest.raises(ValueError, match=match):
+        getattr(KernelJL(**params), method)(np.ones((5, 2)))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_non_finite_input_under_assume_finite_gives_nan_not_an_error(kernel, sparse):
+    # The user opted out of the finiteness check: a NaN propagates to the
+    # features of its own row, with no misleading error (and no
+    # RuntimeWarning, an error under this test suite's settings).
+    X = _nonnegative_sparse_data(n_samples=12, n_features=5)
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    as_input = sp.csr_matrix if sparse else np.asarray
+    params = {"n_components": 4, "n_subsample": 8, "kernel": kernel, "random_state": 0}
+    with config_context(assume_finite=True):
+        out = KernelJL(**params).fit(as_input(X)).transform(as_input(X_nan))
+        assert np.all(np.isnan(out[3]))
+        assert np.all(np.isfinite(np.delete(out, 3, axis=0)))
+        KernelJL(**params).fit(as_input(X_nan)).transform(as_input(X_nan))
+        KernelJL(**params).partial_fit(as_input(X_nan)).transform(as_input(X))
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_impossible_sizes_fail_at_once_naming_the_size(method):
+    # n_components=10**9 needs Z and W of n_subsample x 10**9 (37 GiB each
+    # on 5 rows): refused before anything is drawn.
+    X = np.random.RandomState(9).rand(5, 12)
+    start = time.perf_counter()
+    match = r"n_components=1000000000.*GiB"
+    with pytest.raises((ValueError, MemoryError), match=match):
+        getattr(KernelJL(n_components=10**9, n_subsample=5), method)(X)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_huge_n_subsample_is_clipped_by_fit_and_refused_by_partial_fit():
+    X = np.random.RandomState(10).rand(5, 12)
+    start = time.perf_counter()
+    with pytest.warns(UserWarning, match="n_subsample=1000000000 is larger"):
+        kjl = KernelJL(n_subsample=10**9, random_state=0).fit(X)
+    assert kjl.n_subsample_ == 5
+    assert time.perf_counter() - start < 1.0
+    # partial_fit cannot know the stream's length: Z is drawn at once for
+    # the n_subsample slots of the reservoir, 100 x 10**9 here.
+    start = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"subsample of 1000000000 rows.*GiB"):
+        KernelJL(n_subsample=10**9).partial_fit(X)
+    assert time.perf_counter() - start < 1.0
 
 
 # ------------------------------------------------------------- real data
