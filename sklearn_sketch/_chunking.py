@@ -34,8 +34,8 @@ MAX_CHUNK_MIB = 16
 # Bytes per stored input value of a chunk's own copies of its input: the
 # row slice of a CSR input (value and index), and a dense chunk's
 # conversion to CSR (int64 positions and indices, int32 indices, values).
-# Without them, chunks of narrow input were measured two to four times over
-# budget at small n_components (benchmarks/bench_memory.py).
+# Without them, chunks of narrow input ran two to four times over budget at
+# small n_components.
 _INPUT_BYTES_PER_VALUE = 32
 
 

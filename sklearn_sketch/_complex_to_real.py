@@ -136,8 +136,8 @@ class ComplexToRealSketch(_PolynomialSketchBase):
 
     Notes
     -----
-    For ``projection="rademacher"`` the variance is known in closed form
-    (derived in ``tests/test_polynomial_sketches.py``): with ``x', y'`` the
+    For ``projection="rademacher"`` the variance is known in closed form:
+    with ``x', y'`` the
     augmented rows, ``s = sum_i x'_i^2 y'_i^2``,
     ``A = |x'|^2 |y'|^2 + <x', y'>^2 - s`` and ``B = 2 <x', y'>^2 - s``,
     ``Var = (A**degree + B**degree - 2 <x', y'>**(2 degree)) / n_components``

@@ -51,10 +51,9 @@ _KERNEL_BLOCK_COPIES = 2
 _UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
 
 # Cap on a chunk's temporaries. The kernel block is one matrix product per
-# chunk, and on MNIST (n_subsample=1000) chunks of the shared 16 MiB cap made
-# transform 1.13x slower than one unchunked call, chunks of 64 MiB 1.02x
-# (benchmarks/bench_kernel_jl.py). scikit-learn's working_memory, if smaller,
-# still wins.
+# chunk, which is slower in small pieces than the shared 16 MiB cap allows
+# (measured in the user guide's KernelJL benchmark). scikit-learn's
+# working_memory, if smaller, still wins.
 _MAX_CHUNK_MIB = 64
 
 # Kernels scikit-learn evaluates on dense data only. Their value depends only

@@ -3,7 +3,7 @@
 ``TensorSketch``, ``TensorSRHT``, ``ComplexToRealSketch`` and ``PolynomialTreeSketch`` all
 approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
 kernel ``<x', y'> ** degree`` of the augmented input
-``x' = [sqrt(gamma) x, sqrt(coef0)]`` (MATH.md section 1). This module holds
+``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
 what they have in common: the parameters and their constraints, the
 estimator plumbing (tags, chunked transform), the dense augmented chunk, the
 hash-down of wide input, the fast Walsh-Hadamard transform and the sampled

@@ -128,8 +128,8 @@ class TensorSRHT(_PolynomialSketchBase):
     Sampling coordinates without replacement makes the variance lower than
     that of i.i.d. Rademacher products of the same size (exact for degree 1
     and a whole block). On unit-normalized MNIST, however, its kernel error
-    was 1.08-1.77x TensorSketch's at equal ``n_components`` (user guide,
-    ``benchmarks/bench_polynomial_sketches.py``): for strongly correlated
+    was larger than TensorSketch's at equal ``n_components`` (see the User
+    Guide): for strongly correlated
     non-negative rows prefer TensorSketch, or ``PolynomialTreeSketch`` at
     high degree.
 

@@ -117,7 +117,7 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
     coordinates_ : ndarray of shape (n_inputs, n_components), dtype intp or None
         Sampled Hadamard coordinates of each node input ("tensorsrht" only).
 
-    hash_down_ : ndarray of shape (n_leaves_, 6), dtype uint64 or None
+    hash_down_ : ndarray of shape (``n_leaves_``, 6), dtype uint64 or None
         Count Sketch hashes (2 bucket, 4 sign coefficients) that reduce each
         leaf input to ``max(4096, next_power_of_two(n_components))``
         coordinates ("tensorsrht" with leaves wider than that only).
