@@ -20,7 +20,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.utils import gen_batches
 
@@ -153,54 +152,31 @@ def _run_in_threads(function, chunks, n_jobs):
         )
 
 
-def transform_in_chunks(
-    X,
-    transform_chunk,
-    n_output_features,
-    dtype,
-    bytes_per_row,
-    max_chunk_mib=MAX_CHUNK_MIB,
-    n_jobs=None,
-    exact_rows=False,
-):
-    """Apply ``transform_chunk`` to row chunks of ``X`` into one dense output.
+def dense_transform(X, chunks, transform_chunk, n_output_features, dtype, n_jobs):
+    """Apply ``transform_chunk`` to row chunks of ``X``, into one dense output.
 
     Parameters
     ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        Validated input; sparse input must support row slicing (CSR).
+    X : {ndarray, csr_matrix} of shape (n_samples, n_features)
+        Validated input.
+    chunks : list of slice
+        Row chunks covering ``X`` (see :func:`parallel_row_chunks`).
     transform_chunk : callable
         ``transform_chunk(X_chunk, out_chunk)`` writes the transformed rows of
-        ``X_chunk`` into ``out_chunk`` (a view of the output).
+        ``X_chunk`` into ``out_chunk`` (a view of the output); thread-safe.
     n_output_features : int
         Width of the output.
     dtype : numpy dtype
         Output dtype.
-    bytes_per_row : int
-        Temporary memory ``transform_chunk`` needs per row, used to size
-        chunks; the chunk's copy and conversions of its input are added.
-    max_chunk_mib : float, default=MAX_CHUNK_MIB
-        Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
-    n_jobs : int, default=None
-        Number of threads transforming chunks at once (joblib's convention:
-        ``None`` is 1 unless in a :func:`joblib.parallel_config` context, -1
-        is all processors). ``transform_chunk`` must then be thread-safe.
-        Peak memory beyond the output grows to ``n_jobs`` chunks.
-    exact_rows : bool, default=False
-        Whether chunks may be split further so that every job gets work (see
-        :func:`parallel_row_chunks`).
+    n_jobs : int
+        Effective number of threads transforming chunks at once. Peak memory
+        beyond the output grows to ``n_jobs`` chunks.
 
     Returns
     -------
     X_new : ndarray of shape (n_samples, n_output_features)
     """
-    n_samples = X.shape[0]
-    n_jobs = effective_n_jobs(n_jobs)
-    X_new = np.empty((n_samples, n_output_features), dtype=dtype)
-    chunks = parallel_row_chunks(
-        n_samples, bytes_per_row + input_bytes_per_row(X), n_jobs, exact_rows,
-        max_chunk_mib=max_chunk_mib,
-    )
+    X_new = np.empty((X.shape[0], n_output_features), dtype=dtype)
 
     def run(rows):
         transform_chunk(X[rows], X_new[rows])
@@ -209,52 +185,37 @@ def transform_in_chunks(
     return X_new
 
 
-def sparse_transform_in_chunks(
-    X, transform_chunk, indptr, dtype, n_output_features, bytes_per_row,
-    n_jobs=None, max_chunk_mib=MAX_CHUNK_MIB,
-):
+def sparse_transform(X, chunks, transform_chunk, indptr, dtype, n_output_features, n_jobs):
     """Apply ``transform_chunk`` to row chunks of ``X``, into one preallocated CSR.
 
     For transforms with a sparse output whose number of nonzeros per row is
-    known beforehand, and whose rows do not depend, bit for bit, on the
-    other rows of their chunk. The output's data and indices are allocated
-    once and each chunk's piece is copied into its place as soon as it is
-    computed, so the memory beyond the output is that of the chunks being
-    transformed, never a second copy of the output (as stacking the pieces
-    at the end would need).
+    known beforehand. The output's data and indices are allocated once and
+    each chunk's piece is copied into its place as soon as it is computed,
+    so the memory beyond the output is that of the chunks being transformed,
+    never a second copy of the output (as stacking the pieces would need).
 
     Parameters
     ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        Validated input; sparse input must support row slicing (CSR).
+    X : {ndarray, csr_matrix} of shape (n_samples, n_features)
+        Validated input.
+    chunks : list of slice
+        Row chunks covering ``X``.
     transform_chunk : callable
         ``transform_chunk(X_chunk)`` returns the CSR matrix of the rows of
-        ``X_chunk``, with the nonzeros ``indptr`` gives them; it must be
-        thread-safe.
+        ``X_chunk``, with the nonzeros ``indptr`` gives them; thread-safe.
     indptr : ndarray of shape (n_samples + 1,)
         Row pointers of the output; their dtype is that of its indices.
     dtype : numpy dtype
         Dtype of the output's values.
     n_output_features : int
         Width of the output.
-    bytes_per_row : int
-        Temporary memory ``transform_chunk`` needs per row, used to size
-        chunks; the chunk's copy and conversions of its input are added.
-    n_jobs : int, default=None
-        Number of threads transforming chunks at once (see
-        :func:`transform_in_chunks`).
-    max_chunk_mib : float, default=MAX_CHUNK_MIB
-        Cap on a chunk's temporaries in MiB (see :func:`row_chunks`).
+    n_jobs : int
+        Effective number of threads transforming chunks at once.
 
     Returns
     -------
     X_new : csr_matrix of shape (n_samples, n_output_features)
     """
-    n_jobs = effective_n_jobs(n_jobs)
-    chunks = parallel_row_chunks(
-        X.shape[0], bytes_per_row + input_bytes_per_row(X), n_jobs, True,
-        max_chunk_mib=max_chunk_mib,
-    )
     if len(chunks) == 1:
         # One chunk is the whole output: no copy of the input or the result.
         X_new = transform_chunk(X)

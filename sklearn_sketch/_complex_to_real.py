@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions, _fit_context
+from ._compat import StrOptions
 from ._hashing import MERSENNE_PRIME, draw_polynomial_hashes, polynomial_hash
 from ._polynomial_base import (
     _UNIT_IMAG,
@@ -22,7 +22,6 @@ from ._polynomial_base import (
     srht_width,
 )
 from ._sparse import dense_to_csr
-from ._validation import validate_features
 
 
 def multiply_complex(product, factor):
@@ -221,24 +220,8 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the hashes (and coordinates); only the number of features is read.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the hashes (and coordinates); only the number of features is read."""
         hashed = self._check_fit_size(X.dtype)
         random_state = check_random_state(self.random_state)
         self.entry_hashes_ = draw_polynomial_hashes(

@@ -4,21 +4,13 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import check_allocation, sparse_transform_in_chunks
-from ._compat import StrOptions, _fit_context
+from ._base import BaseSketch
+from ._chunking import check_allocation
+from ._compat import StrOptions
 from ._core_projection import FEATURE_BLOCK, PROJECTIONS, project
-from ._dask import maybe_transform_dask
 from ._hashing import draw_polynomial_hashes
-from ._incremental import check_partial_fit_features
 from ._minhash import (
     bbit_codes,
     densification_inverse,
@@ -34,7 +26,6 @@ from ._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     positive_int,
-    validate_features,
 )
 
 # Pairwise independence is all the densification probes need.
@@ -111,7 +102,7 @@ def _index_dtype(n_columns, nnz):
     return np.dtype(np.int32 if fits_int32 else np.int64)
 
 
-class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class CoREHasher(BaseSketch):
     """Sparse hashed features for the CoRE kernels and the resemblance kernel.
 
     Each row ``u`` is normalized to unit l2 norm, ``u~ = u / |u|``; its set of
@@ -310,8 +301,9 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    # The output is sparse: dask collections become arrays of CSR blocks.
-    _dask_sparse_output = True
+    # The output is sparse: chunks return CSR rows (and dask collections
+    # become arrays of CSR blocks).
+    _sparse_output = True
 
     def __init__(
         self,
@@ -332,24 +324,8 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the hashes and the projection key; only n_features is read from X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the hashes and the projection key; only n_features is read from X."""
         self._check_size()
         random_state = check_random_state(self.random_state)
         k = self.n_components
@@ -385,38 +361,6 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             f"hashing={self.hashing!r} (its hashes and the transform of one row)",
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
-        """Fit on the first batch; check the number of features of later ones.
-
-        The hashes and the projection depend only on ``random_state``, so
-        they are drawn once, by the first call; later batches only have to
-        agree on the number of features. This lets the transformer sit in
-        front of an incremental learner (for example in dask-ml's
-        ``Incremental``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-
-        Raises
-        ------
-        ValueError
-            If ``X`` has a different number of features than the first batch.
-        """
-        if check_partial_fit_features(self, X):
-            return self
-        return self.fit(X)
-
     @property
     def _block_width(self):
         if self.b_bits is None:
@@ -441,46 +385,32 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             gets meaningless (NaN or zero) values with ``kernel="core1"`` or
             ``"core2"``; see Notes.
         """
-        check_is_fitted(self)
-        X_dask = maybe_transform_dask(self, X)
-        if X_dask is not None:
-            return X_dask
-        X = validate_features(self, X, reset=False)
-        k = self.n_components
-        # validate_features gave a canonical CSR matrix, or a dense array,
-        # whose rows are converted to CSR chunk by chunk, never whole.
-        sparse = sp.issparse(X)
-        nonempty = np.diff(X.indptr) > 0 if sparse else X.any(axis=1)
+        return super().transform(X)
 
-        def transform_chunk(X_chunk):
-            return self._transform_csr(X_chunk if sparse else dense_to_csr(X_chunk))
+    def _bytes_per_row(self, dtype):
+        # Positions, locations, values, codes and, for core1, projections,
+        # with the chunk's copy of its input, plus per-row arrays (which
+        # dominate at small k).
+        return _BYTES_PER_ROW_AND_HASH * self.n_components + _BYTES_PER_ROW
 
-        # Every nonempty row has exactly k nonzeros, so the output can be
-        # allocated before hashing, and the chunks' pieces copied into it.
-        indptr = _output_indptr(nonempty, k, self._block_width)
-        del nonempty
-        # Rows are hashed independently, bit for bit: chunks of rows are
-        # hashed (in threads with n_jobs) into the output, so the
-        # temporaries (positions, locations, values, codes and, for core1,
-        # projections, about _BYTES_PER_ROW_AND_HASH per row and hash with
-        # the copy of the input, plus _BYTES_PER_ROW of per-row arrays,
-        # which dominate at small k) stay bounded however many rows there
-        # are. Chunks are large (up to _MAX_CHUNK_MIB in all, shared by the
-        # jobs) because each chunk regenerates the projection blocks of the
-        # features it touches: small chunks would generate the same blocks
-        # over and over, and two jobs would gain little over one.
-        bytes_per_row = _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
-        max_chunk_mib = _MAX_CHUNK_MIB / effective_n_jobs(self.n_jobs)
-        return sparse_transform_in_chunks(
-            X,
-            transform_chunk,
-            indptr,
-            X.dtype,
-            self._n_features_out,
-            bytes_per_row,
-            n_jobs=self.n_jobs,
-            max_chunk_mib=max_chunk_mib,
-        )
+    def _chunk_budget_mib(self, n_jobs):
+        # Chunks are large, shared by the jobs, because each chunk
+        # regenerates the projection blocks of the features it touches:
+        # small chunks would generate the same blocks over and over, and two
+        # jobs would gain little over one.
+        return _MAX_CHUNK_MIB / n_jobs
+
+    def _output_indptr(self, X):
+        # Every nonempty row has exactly k nonzeros, so the output is
+        # allocated before hashing and the chunks' pieces copied into it.
+        nonempty = np.diff(X.indptr) > 0 if sp.issparse(X) else X.any(axis=1)
+        return _output_indptr(nonempty, self.n_components, self._block_width)
+
+    def _transform_chunk(self, X_chunk, out, state):
+        # A dense input is converted to CSR chunk by chunk, never whole.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        return self._transform_csr(X_chunk)
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""
@@ -583,9 +513,3 @@ class CoREHasher(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             chunk += chunk.dtype.type(offset)
             yield slice(done, done + chunk.shape[0]), chunk
             done += chunk.shape[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

@@ -32,7 +32,7 @@ def maybe_transform_dask(estimator, X):
     Parameters
     ----------
     estimator : fitted estimator of sklearn_sketch
-        Must have ``_dask_sparse_output`` (bool) and ``get_feature_names_out``.
+        Must have ``_sparse_output`` (bool) and ``get_feature_names_out``.
     X : object
         The input of ``transform``.
 
@@ -70,7 +70,7 @@ def _output_meta(estimator, dtype):
 
 
 def _sparse_output(estimator):
-    return getattr(estimator, "_dask_sparse_output", False)
+    return getattr(estimator, "_sparse_output", False)
 
 
 def _transform_block(block, estimator):

@@ -7,11 +7,6 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import get_config
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
 from sklearn.metrics.pairwise import (
     KERNEL_PARAMS,
     PAIRWISE_KERNEL_FUNCTIONS,
@@ -19,16 +14,10 @@ from sklearn.metrics.pairwise import (
 )
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import (
-    check_allocation,
-    input_bytes_per_row,
-    parallel_row_chunks,
-    transform_in_chunks,
-)
+from ._base import BaseSketch
+from ._chunking import check_allocation
 from ._compat import StrOptions, _fit_context
-from ._dask import maybe_transform_dask
 from ._incremental import reservoir_update
 from ._validation import (
     N_JOBS_CONSTRAINT,
@@ -223,7 +212,7 @@ def _stack_rows(top, bottom):
     return np.concatenate([top, bottom])
 
 
-class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelJL(BaseSketch):
     """Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
 
     ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows
@@ -438,6 +427,11 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
+    # A chunk goes through BLAS products, whose rounding depends on the
+    # shape: keep the chunks of one job, and so the same output.
+    _exact_rows = False
+    _max_chunk_mib = _MAX_CHUNK_MIB
+
     def __init__(
         self,
         n_components=100,
@@ -463,25 +457,8 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the subsample and ``Z``, and sketch the subsample's Gram matrix.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; for ``kernel="precomputed"``, the Gram matrix of
-            the training data, of shape (n_samples, n_samples).
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the subsample and ``Z``, and sketch the subsample's Gram matrix."""
         kernel_params = self._get_kernel_params()
         n_samples = X.shape[0]
         if self.kernel == "precomputed" and X.shape[1] != n_samples:
@@ -723,42 +700,22 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X_new : ndarray of shape (n_samples, n_components)
             Features, float32 for float32 input and float64 otherwise.
         """
-        check_is_fitted(self)
-        X_dask = maybe_transform_dask(self, X)
-        if X_dask is not None:
-            return X_dask
-        X = validate_features(self, X, reset=False)
-        dtype = X.dtype
-        bytes_per_row = self._transform_bytes_per_row(X)
+        return super().transform(X)
+
+    def _prepare_transform(self, X):
         # Threads share the work across row chunks when there are several;
         # otherwise pairwise_kernels shares one chunk's kernel block.
-        n_jobs = effective_n_jobs(self.n_jobs)
-        # The chunks of transform_in_chunks, which adds the input's share.
-        n_chunks = len(
-            parallel_row_chunks(
-                X.shape[0], bytes_per_row + input_bytes_per_row(X), n_jobs, False,
-                max_chunk_mib=_MAX_CHUNK_MIB,
-            )
-        )
+        n_chunks = len(self._chunks(X, effective_n_jobs(self.n_jobs)))
         kernel_n_jobs = self.n_jobs if n_chunks == 1 else None
-        return transform_in_chunks(
-            X,
-            self._chunk_transformer(dtype, kernel_n_jobs),
-            self.n_components,
-            dtype,
-            bytes_per_row,
-            max_chunk_mib=_MAX_CHUNK_MIB,
-            n_jobs=self.n_jobs,
-            # The chunk goes through BLAS products, whose rounding depends on
-            # the shape: keep the chunks of one job, and so the same output.
-            exact_rows=False,
-        )
+        return self._chunk_state(X.dtype, kernel_n_jobs)
 
-    def _transform_bytes_per_row(self, X):
-        """Temporary bytes per row of a transformed chunk, beyond its input."""
-        itemsize = X.dtype.itemsize
+    def _bytes_per_row(self, dtype):
         n_values = _KERNEL_BLOCK_COPIES * self.n_subsample_ + self.n_components
-        bytes_per_row = n_values * itemsize
+        return n_values * np.dtype(dtype).itemsize
+
+    def _input_bytes_per_row(self, X):
+        """Temporary bytes per row of a transformed chunk, beyond its input."""
+        bytes_per_row = self._bytes_per_row(X.dtype)
         if X.dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS:
             # The chunk and its kernel block in float64; a sparse chunk's
             # copy holds only its nonzeros.
@@ -766,31 +723,35 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             bytes_per_row += int(8 * (np.ceil(row_values) + self.n_subsample_))
         return bytes_per_row
 
-    def _chunk_transformer(self, dtype, n_jobs):
-        """``transform_chunk(X_chunk, out)`` writing a chunk's features into ``out``."""
-        kernel_params = self._get_kernel_params()
-        projection = self.projection_.astype(dtype, copy=False)
-        offset = self.offset_.astype(dtype, copy=False)
+    def _chunk_state(self, dtype, n_jobs):
+        """What every chunk of one ``transform`` call reads."""
         components = self.components_
         upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
         if upcast:
             components = components.astype(np.float64)
+        return dict(
+            kernel_params=self._get_kernel_params(),
+            projection=self.projection_.astype(dtype, copy=False),
+            offset=self.offset_.astype(dtype, copy=False),
+            components=components,
+            upcast=upcast,
+            n_jobs=n_jobs,
+        )
 
-        def transform_chunk(X_chunk, out):
-            if upcast:
-                X_chunk = X_chunk.astype(np.float64)
-            if self.kernel == "precomputed":
-                block = X_chunk[:, self.component_indices_]
-                block = block.toarray() if sp.issparse(block) else block
-            else:
-                block = _kernel_block(
-                    X_chunk, components, self.kernel, kernel_params, n_jobs
-                )
-            np.matmul(block.astype(dtype, copy=False), projection, out=out)
-            if self.center:
-                out += offset
-
-        return transform_chunk
+    def _transform_chunk(self, X_chunk, out, state):
+        if state["upcast"]:
+            X_chunk = X_chunk.astype(np.float64)
+        if self.kernel == "precomputed":
+            block = X_chunk[:, self.component_indices_]
+            block = block.toarray() if sp.issparse(block) else block
+        else:
+            block = _kernel_block(
+                X_chunk, state["components"], self.kernel, state["kernel_params"],
+                state["n_jobs"],
+            )
+        np.matmul(block.astype(out.dtype, copy=False), state["projection"], out=out)
+        if self.center:
+            out += state["offset"]
 
     def _get_kernel_params(self):
         """Keyword arguments of the kernel, from the parameters.
@@ -849,7 +810,5 @@ class KernelJL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

@@ -19,7 +19,7 @@ from scipy import special
 from sklearn.utils import check_random_state
 
 from ._chunking import check_allocation
-from ._compat import StrOptions, _fit_context
+from ._compat import StrOptions
 from ._polynomial_base import (
     POLYNOMIAL_PARAMETER_CONSTRAINTS,
     _PolynomialSketchBase,
@@ -30,7 +30,6 @@ from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch
 from ._tensor_srht import TensorSRHT
 from ._tree_sketch import PolynomialTreeSketch
-from ._validation import validate_features
 
 # Rows of the training data whose pairs estimate each degree's variance.
 N_ALLOCATION_ROWS = 256
@@ -293,24 +292,8 @@ class MaclaurinSketch(_PolynomialSketchBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Weigh the degrees on X, size their blocks and draw their sketches.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; up to 256 of its rows set the block sizes.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Weigh the degrees on X, size their blocks and draw their sketches."""
         random_state = check_random_state(self.random_state)
         seeds = random_state.randint(np.iinfo(np.int32).max, size=self.degree + 1)
         rows = X

@@ -4,8 +4,8 @@
 approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
 kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
-what they have in common: the parameters and their constraints, the
-estimator plumbing (tags, chunked transform), the dense augmented chunk, the
+what they have in common: the parameters and their constraints, the size
+and overflow checks, the dense augmented chunk, the
 hash-down of wide input, the fast Walsh-Hadamard transform and the sampled
 Hadamard coordinates.
 """
@@ -16,28 +16,20 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
-from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import check_allocation, transform_in_chunks
-from ._dask import maybe_transform_dask
+from ._base import BaseSketch, all_finite
+from ._chunking import check_allocation
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from ._incremental import check_partial_fit_features
 from ._sparse import dense_to_csr, gather
 from ._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     positive_int,
-    validate_features,
 )
 
 # Every product estimator below is quadratic in the random signs of each
@@ -450,25 +442,8 @@ def complex_to_real(Z, out, scale):
     return out
 
 
-def _all_finite(X):
-    """Whether every value of a dense or sparse chunk is finite.
-
-    Only asked when a chunk's output is not finite: with
-    ``sklearn.set_config(assume_finite=True)`` the input was not checked, and
-    a NaN or infinity that came in goes out as it is, rather than being
-    reported as an overflow.
-    """
-    return bool(np.isfinite(X.data if sp.issparse(X) else X).all())
-
-
-class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Plumbing common to the polynomial sketches: chunked transform and tags.
-
-    Subclasses implement ``fit`` (setting ``_n_features_out``),
-    ``_prepare_transform(X)`` returning per-call state (read-only, or
-    thread-local: chunks may run in threads), and
-    ``_transform_chunk(X_chunk, out, state)``.
-    """
+class _PolynomialSketchBase(BaseSketch):
+    """What the polynomial sketches add to the base: parameters, sizes, overflow."""
 
     _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
 
@@ -487,83 +462,13 @@ class _PolynomialSketchBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             f"degree={self.degree} (its random state and the transform of one row)",
         )
 
-    def partial_fit(self, X, y=None):
-        """Fit on the first batch; check the number of features of later ones.
-
-        The first call fits the sketch: its randomness depends only on
-        ``random_state`` and the number of features (``MaclaurinSketch``
-        also sizes its blocks from up to 256 rows of this batch). Later
-        batches only have to agree on the number of features (for example
-        in front of an incremental learner).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        if check_partial_fit_features(self, X):
-            return self
-        return self.fit(X)
-
-    def transform(self, X):
-        """Map X to sketched polynomial features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array or DataFrame} of shape \
-                (n_samples, n_features)
-            Data to transform. A dask collection is transformed lazily,
-            block by block.
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components)
-            Sketched features, float32 for float32 input and float64 otherwise.
-        """
-        check_is_fitted(self)
-        X_dask = maybe_transform_dask(self, X)
-        if X_dask is not None:
-            return X_dask
-        X = validate_features(self, X, reset=False)
-        if sp.issparse(X):
-            X = X.tocsr()
-        dtype = X.dtype
-        state = self._prepare_transform(X)
-
-        def transform_chunk(X_chunk, out):
-            # Overflow is detected once, on the result.
-            with np.errstate(over="ignore", invalid="ignore"):
-                self._transform_chunk(X_chunk, out, state)
-            if not np.isfinite(out).all() and _all_finite(X_chunk):
-                raise ValueError(
-                    f"{type(self).__name__} overflowed {np.dtype(dtype).name}: the "
-                    f"input values raised to degree={self.degree} exceed the range "
-                    "of the dtype. Scale the input down (for example with "
-                    "sklearn.preprocessing.Normalizer) or use float64."
-                )
-
-        return transform_in_chunks(
-            X,
-            transform_chunk,
-            self.n_components,
-            dtype,
-            self._bytes_per_row(dtype),
-            n_jobs=self.n_jobs,
-            # Rows are computed independently (tested bit for bit), and the
-            # per-call state is read-only, so chunks can be split among jobs.
-            exact_rows=True,
-        )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+    def _check_chunk(self, X_chunk, out):
+        # With assume_finite=True the input was not checked: a NaN or an
+        # infinity that came in goes out as it is, and is no overflow.
+        if not np.isfinite(out).all() and all_finite(X_chunk):
+            raise ValueError(
+                f"{type(self).__name__} overflowed {out.dtype.name}: the "
+                f"input values raised to degree={self.degree} exceed the range "
+                "of the dtype. Scale the input down (for example with "
+                "sklearn.preprocessing.Normalizer) or use float64."
+            )

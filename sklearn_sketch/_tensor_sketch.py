@@ -7,7 +7,6 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._compat import _fit_context
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
@@ -22,7 +21,6 @@ from ._polynomial_base import (
     count_sketch_rows,
 )
 from ._sparse import dense_to_csr
-from ._validation import validate_features
 
 
 class TensorSketch(_PolynomialSketchBase):
@@ -145,24 +143,8 @@ class TensorSketch(_PolynomialSketchBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the hash functions; only the number of features is read from X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the hash functions; only the number of features is read from X."""
         self._check_size(0, X.dtype)
         random_state = check_random_state(self.random_state)
         self.bucket_hashes_ = draw_polynomial_hashes(

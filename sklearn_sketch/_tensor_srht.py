@@ -3,7 +3,6 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._compat import _fit_context
 from ._hashing import draw_polynomial_hashes
 from ._polynomial_base import (
     SIGN_HASH_INDEPENDENCE,
@@ -16,7 +15,6 @@ from ._polynomial_base import (
     srht_inputs,
     srht_width,
 )
-from ._validation import validate_features
 
 
 class TensorSRHT(_PolynomialSketchBase):
@@ -171,24 +169,8 @@ class TensorSRHT(_PolynomialSketchBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the signs and coordinates; only the number of features is read.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the signs and coordinates; only the number of features is read."""
         self.hadamard_size_, hashed = srht_width(
             n_augmented_features(self.n_features_in_, self.coef0), self.n_components
         )

@@ -5,7 +5,7 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions, _fit_context
+from ._compat import StrOptions
 from ._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
@@ -29,7 +29,6 @@ from ._polynomial_base import (
     srht_width,
 )
 from ._sparse import dense_to_csr
-from ._validation import validate_features
 
 
 class PolynomialTreeSketch(_PolynomialSketchBase):
@@ -214,24 +213,8 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw the randomness of every node; only the number of features is read.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            Fitted transformer.
-        """
-        X = validate_features(self, X, reset=True)
+    def _fit(self, X):
+        """Draw the randomness of every node; only the number of features is read."""
         self.n_leaves_ = next_power_of_two(self.degree)
         n_inputs = max(2 * (self.n_leaves_ - 1), 1)
         # Permutations (or coordinates) and their temporaries, signs.
