@@ -54,13 +54,13 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch._core_projection import PROJECTION_BLOCK_BYTES  # noqa: E402
-from sklearn_sketch._counter_random import (  # noqa: E402
+from sklearn_sketch.datasets import load_20newsgroups_counts  # noqa: E402
+from sklearn_sketch.minwise._projection import PROJECTION_BLOCK_BYTES  # noqa: E402
+from sklearn_sketch.utils._counter_random import (  # noqa: E402
     FEATURE_BLOCK,
     gaussian_blocks,
     rademacher_blocks,
 )
-from sklearn_sketch.datasets import load_20newsgroups_counts  # noqa: E402
 
 
 def median_times(functions, repeats):

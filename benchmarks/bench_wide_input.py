@@ -80,7 +80,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args()
     print(f"4 rows x {args.n_features} columns, 40 nonzeros: fit + transform")
-    print(f"| estimator | seconds | peak RSS beyond the input (MiB) | fitted state (KiB) |")
+    print("| estimator | seconds | peak RSS beyond the input (MiB) | fitted state (KiB) |")
     print("| --- | --- | --- | --- |")
     for name, expression in CASES.items():
         figures, error = run_case(expression, args.n_features, args.timeout)

@@ -5,13 +5,15 @@ so that a linear model or a plain clusterer on those features approximates
 its kernel counterpart at a fraction of the cost.
 """
 
-from ._complex_to_real import ComplexToRealSketch
-from ._core_hasher import CoREHasher
-from ._kernel_jl import KernelJL
-from ._maclaurin import MaclaurinSketch
-from ._tensor_sketch import TensorSketch
-from ._tensor_srht import TensorSRHT
-from ._tree_sketch import PolynomialTreeSketch
+from .kernel_jl import KernelJL
+from .minwise import CoREHasher
+from .polynomial import (
+    ComplexToRealSketch,
+    MaclaurinSketch,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 
 __version__ = "0.1.0.dev0"
 

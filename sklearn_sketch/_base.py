@@ -21,16 +21,16 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunking import (
+from .utils._chunking import (
     MAX_CHUNK_MIB,
     dense_transform,
     input_bytes_per_row,
     parallel_row_chunks,
     sparse_transform,
 )
-from ._compat import _fit_context
-from ._dask import maybe_transform_dask
-from ._validation import validate_features
+from .utils._compat import _fit_context
+from .utils._dask import maybe_transform_dask
+from .utils._validation import validate_features
 
 
 class BaseSketch(

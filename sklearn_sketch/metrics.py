@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import check_pairwise_arrays
 from sklearn.preprocessing import normalize
 
-from ._chunking import row_chunks
-from ._validation import canonical_csr
+from .utils._chunking import row_chunks
+from .utils._validation import canonical_csr
 
 __all__ = ["core_kernel", "resemblance_kernel"]
 

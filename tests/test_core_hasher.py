@@ -8,15 +8,15 @@ import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
+import sklearn_sketch.minwise._projection as core_projection
 from sklearn_sketch import CoREHasher
-import sklearn_sketch._core_projection as core_projection
-from sklearn_sketch._counter_random import (
+from sklearn_sketch.metrics import core_kernel, resemblance_kernel
+from sklearn_sketch.minwise._positions import fmix32
+from sklearn_sketch.utils._counter_random import (
     gaussian_block,
     hashed_gaussian_block,
     rademacher_block,
 )
-from sklearn_sketch._minhash import fmix32
-from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
 KERNELS = ["core1", "core2", "resemblance"]
 
@@ -182,8 +182,8 @@ def test_deterministic_chunks_formats_pickle(kernel, hashing):
 
 def test_chunked_inner_loops_match_small_chunks(monkeypatch):
     # Force many tiny chunks and hash blocks in both schemes: the same output.
-    import sklearn_sketch._core_hasher as core
-    import sklearn_sketch._minhash as minhash
+    import sklearn_sketch.minwise._core_hasher as core
+    import sklearn_sketch.minwise._positions as minhash
 
     X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
     for hashing in ("minwise", "oph"):
@@ -292,7 +292,7 @@ def test_linear_svm_on_hashed_features_matches_kernel_svm():
 
 def _brute_force_oph(indices, indptr, hash_coefficients, probes):
     """One-permutation hashing with optimal densification, row by row."""
-    from sklearn_sketch._minhash import oph_sort_keys
+    from sklearn_sketch.minwise._positions import oph_sort_keys
 
     n_bins = probes.shape[0]
     hashes = (oph_sort_keys(hash_coefficients, indices) >> np.uint64(32)).astype(object)
@@ -328,13 +328,13 @@ def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypat
     # filled bins, or each where it is cheaper, gives the same; with
     # k = 1024 the short rows need far more whole-table steps than 16-bit
     # priorities allow.
-    import sklearn_sketch._minhash as minhash
-    from sklearn_sketch._hashing import draw_polynomial_hashes
-    from sklearn_sketch._minhash import (
+    import sklearn_sketch.minwise._positions as minhash
+    from sklearn_sketch.minwise._positions import (
         densification_probes,
         draw_multiply_shift,
         oph_positions,
     )
+    from sklearn_sketch.utils._hashing import draw_polynomial_hashes
 
     if sparse_fill is not None:
         monkeypatch.setattr(minhash, "SPARSE_FILL_FRACTION", sparse_fill)

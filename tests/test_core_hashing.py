@@ -20,11 +20,10 @@ contribution to the estimator.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import require_data, statistical_seed
 
 from sklearn_sketch import CoREHasher
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
-
-from conftest import require_data, statistical_seed
 
 N_DRAWS = 100_000
 
@@ -178,7 +177,7 @@ def test_hashed_gaussian_mean_and_variance(binary, monkeypatch):
     # independent draws of a 64-hash estimator; their mean is unbiased for
     # K_C1 and their variance follows the formula above, which the paper's
     # (independent Gaussian entries) misses by far here.
-    import sklearn_sketch._core_projection as projection
+    import sklearn_sketch.minwise._projection as projection
 
     n_buckets, group_columns, n_groups = 16, 64, 12000
     monkeypatch.setattr(projection, "HASHED_BUCKETS", n_buckets)
@@ -203,7 +202,7 @@ def test_hashed_gaussian_mean_and_variance(binary, monkeypatch):
 def test_hashed_gaussian_extra_variance_is_small_by_default():
     # With the default sketches the extra variance is at most 1.6% of the
     # paper's, for any k (here 256 and 4096) and both example pairs.
-    from sklearn_sketch._core_projection import HASHED_BUCKETS, HASHED_GROUP_COLUMNS
+    from sklearn_sketch.minwise._projection import HASHED_BUCKETS, HASHED_GROUP_COLUMNS
 
     for binary in (False, True):
         u, v = _pair(binary)
@@ -234,12 +233,12 @@ def test_oph_collision_probability(n_components):
     # densified bins included, so the mean over 4000 independent draws is
     # within 4 standard errors of R. With k = 64 and 40 coordinates per row
     # about half of the bins are empty and densified.
-    from sklearn_sketch._hashing import draw_polynomial_hashes
-    from sklearn_sketch._minhash import (
+    from sklearn_sketch.minwise._positions import (
         densification_probes,
         draw_multiply_shift,
         oph_positions,
     )
+    from sklearn_sketch.utils._hashing import draw_polynomial_hashes
 
     u, v = _pair(True)
     X = sp.csr_matrix(np.vstack([u, v]))
@@ -290,7 +289,7 @@ def test_bbit_codes_follow_multiply_add_shift(n_keys, b_bits, word_bits):
     # ((a * key + b) mod 2**w) >> (w - b) with w = 32 (the low halves of a
     # and b) exactly when keys below n_keys allow it (w >= u + b - 1), with
     # Python integers as the reference; offsets are added per column.
-    from sklearn_sketch._minhash import bbit_codes, draw_multiply_shift
+    from sklearn_sketch.minwise._positions import bbit_codes, draw_multiply_shift
 
     rng = np.random.RandomState(0)
     coefficients = draw_multiply_shift(rng, 3)

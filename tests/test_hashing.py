@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import statistical_seed
 from scipy import stats
 
-from sklearn_sketch._hashing import (
+from sklearn_sketch.utils._hashing import (
     MERSENNE_PRIME,
     _mulmod,
     _mulmod_small,
@@ -13,8 +14,6 @@ from sklearn_sketch._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-
-from conftest import statistical_seed
 
 P = int(MERSENNE_PRIME)
 
@@ -121,7 +120,7 @@ def test_hash_to_buckets_and_signs_ranges():
 @pytest.mark.parametrize("n_columns, start", [(100, 0), (100, 64), (7, 0)])
 def test_counter_generated_blocks_of_no_features_are_empty(n_columns, start):
     # A chunk whose rows touch no feature asks for zero rows of the matrix.
-    from sklearn_sketch._counter_random import gaussian_block, rademacher_block
+    from sklearn_sketch.utils._counter_random import gaussian_block, rademacher_block
 
     for block in (gaussian_block, rademacher_block):
         result = block(3, np.array([], dtype=np.int64), start, n_columns, n_columns, np.float32)

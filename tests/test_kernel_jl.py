@@ -17,6 +17,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import require_data, statistical_seed, statistical_seeds
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
 from sklearn.cluster import KMeans
@@ -32,8 +33,6 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 
 from sklearn_sketch import KernelJL
-
-from conftest import require_data, statistical_seed, statistical_seeds
 
 
 def _closed_form(X_sub, Q, center=False, **kernel_params):

@@ -35,11 +35,11 @@ from sklearn_sketch import (
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
-    _polynomial_base,
 )
-from sklearn_sketch._hashing import draw_polynomial_hashes, polynomial_hash
-from sklearn_sketch._maclaurin import previous_smooth_length
-from sklearn_sketch._polynomial_base import SIGN_HASH_INDEPENDENCE, fwht, hash_down
+from sklearn_sketch.polynomial import _common as polynomial_common
+from sklearn_sketch.polynomial._common import SIGN_HASH_INDEPENDENCE, fwht, hash_down
+from sklearn_sketch.polynomial._maclaurin import previous_smooth_length
+from sklearn_sketch.utils._hashing import draw_polynomial_hashes, polynomial_hash
 
 # One constructor per variant; every contract test runs on all of them.
 VARIANTS = {
@@ -524,7 +524,7 @@ def hashed_moments(x, y, w):
 
 @pytest.fixture
 def small_hash_cap(monkeypatch):
-    monkeypatch.setattr(_polynomial_base, "MIN_HASHED_WIDTH", 8)
+    monkeypatch.setattr(polynomial_common, "MIN_HASHED_WIDTH", 8)
 
 
 @pytest.mark.parametrize("name", ["tensorsrht", "tree-srht", "ctr-srht"])

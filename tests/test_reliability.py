@@ -33,7 +33,7 @@ from sklearn import config_context
 from sklearn.exceptions import NotFittedError
 from threadpoolctl import threadpool_info
 
-from sklearn_sketch._validation import StrictInterval
+from sklearn_sketch.utils._validation import StrictInterval
 
 NAMES = sorted(ESTIMATOR_REGISTRY)
 

@@ -6,6 +6,7 @@ The dask integration is tested in ``test_dask.py``.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import statistical_seeds
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 from sklearn import config_context
@@ -19,10 +20,8 @@ from sklearn_sketch import (
     TensorSketch,
     TensorSRHT,
 )
-from sklearn_sketch._chunking import parallel_row_chunks
-from sklearn_sketch._incremental import reservoir_update
-
-from conftest import statistical_seeds
+from sklearn_sketch.utils._chunking import parallel_row_chunks
+from sklearn_sketch.utils._incremental import reservoir_update
 
 
 def _data(n_samples=600, n_features=40, density=0.3, seed=0, dtype=np.float64):

@@ -3,7 +3,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from sklearn_sketch._sparse import dense_to_csr
+from sklearn_sketch.utils._sparse import dense_to_csr
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from math import factorial
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import statistical_seed, statistical_seeds
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
 from sklearn.kernel_approximation import PolynomialCountSketch
@@ -16,18 +17,16 @@ from sklearn.preprocessing import Normalizer
 from sklearn.svm import LinearSVC
 
 from sklearn_sketch import TensorSketch
-from sklearn_sketch._hashing import (
+from sklearn_sketch.polynomial._tensor_sketch import (
+    BUCKET_HASH_INDEPENDENCE,
+    SIGN_HASH_INDEPENDENCE,
+)
+from sklearn_sketch.utils._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from sklearn_sketch._tensor_sketch import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
-)
-
-from conftest import statistical_seed, statistical_seeds
 
 # ---------------------------------------------------------------------------
 # Oracles

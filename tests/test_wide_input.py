@@ -26,8 +26,8 @@ from sklearn_sketch import (
     PolynomialTreeSketch,
     TensorSketch,
     TensorSRHT,
-    _chunking,
 )
+from sklearn_sketch.utils import _chunking
 
 WIDE = 2**31
 MIB = 2**20

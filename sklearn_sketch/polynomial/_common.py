@@ -17,16 +17,16 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseSketch, all_finite
-from ._chunking import check_allocation
-from ._hashing import (
+from .._base import BaseSketch, all_finite
+from ..utils._chunking import check_allocation
+from ..utils._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from ._sparse import dense_to_csr, gather
-from ._validation import (
+from ..utils._sparse import dense_to_csr, gather
+from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     positive_int,

@@ -18,15 +18,15 @@ import scipy.sparse as sp
 from scipy import special
 from sklearn.utils import check_random_state
 
-from ._chunking import check_allocation
-from ._compat import StrOptions
-from ._polynomial_base import (
+from ..utils._chunking import check_allocation
+from ..utils._compat import StrOptions
+from ..utils._sparse import dense_to_csr
+from ._common import (
     POLYNOMIAL_PARAMETER_CONSTRAINTS,
     _PolynomialSketchBase,
     next_power_of_two,
     srht_width,
 )
-from ._sparse import dense_to_csr
 from ._tensor_sketch import TensorSketch
 from ._tensor_srht import TensorSRHT
 from ._tree_sketch import PolynomialTreeSketch

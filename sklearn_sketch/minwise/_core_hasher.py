@@ -6,12 +6,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._base import BaseSketch
-from ._chunking import check_allocation
-from ._compat import StrOptions
-from ._core_projection import FEATURE_BLOCK, PROJECTIONS, project
-from ._hashing import draw_polynomial_hashes
-from ._minhash import (
+from .._base import BaseSketch
+from ..utils._chunking import check_allocation
+from ..utils._compat import StrOptions
+from ..utils._hashing import draw_polynomial_hashes
+from ..utils._sparse import dense_to_csr, gather
+from ..utils._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    positive_int,
+)
+from ._positions import (
     bbit_codes,
     densification_inverse,
     densification_probes,
@@ -21,12 +26,7 @@ from ._minhash import (
     oph_key_table,
     oph_positions,
 )
-from ._sparse import dense_to_csr, gather
-from ._validation import (
-    N_JOBS_CONSTRAINT,
-    StrictInterval,
-    positive_int,
-)
+from ._projection import FEATURE_BLOCK, PROJECTIONS, project
 
 # Pairwise independence is all the densification probes need.
 PROBE_HASH_INDEPENDENCE = 2

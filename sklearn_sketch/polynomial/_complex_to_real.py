@@ -4,9 +4,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions
-from ._hashing import MERSENNE_PRIME, draw_polynomial_hashes, polynomial_hash
-from ._polynomial_base import (
+from ..utils._compat import StrOptions
+from ..utils._hashing import MERSENNE_PRIME, draw_polynomial_hashes, polynomial_hash
+from ..utils._sparse import dense_to_csr
+from ._common import (
     _UNIT_IMAG,
     _UNIT_REAL,
     SIGN_HASH_INDEPENDENCE,
@@ -21,7 +22,6 @@ from ._polynomial_base import (
     srht_inputs,
     srht_width,
 )
-from ._sparse import dense_to_csr
 
 
 def multiply_complex(product, factor):

@@ -31,7 +31,7 @@ Three distributions of ``R``:
 import numpy as np
 import scipy.sparse as sp
 
-from ._counter_random import (
+from ..utils._counter_random import (
     FEATURE_BLOCK,
     gaussian_blocks,
     rademacher_blocks,

@@ -38,8 +38,8 @@ import sys
 
 import numpy as np
 
-from ._hashing import hash_to_buckets, polynomial_hash
-from ._sparse import gather
+from ..utils._hashing import hash_to_buckets, polynomial_hash
+from ..utils._sparse import gather
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 _HIGH32 = np.uint64(0xFFFFFFFF00000000)

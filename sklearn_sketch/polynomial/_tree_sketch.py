@@ -5,14 +5,15 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._compat import StrOptions
-from ._hashing import (
+from ..utils._compat import StrOptions
+from ..utils._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from ._polynomial_base import (
+from ..utils._sparse import dense_to_csr
+from ._common import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
@@ -28,7 +29,6 @@ from ._polynomial_base import (
     next_power_of_two,
     srht_width,
 )
-from ._sparse import dense_to_csr
 
 
 class PolynomialTreeSketch(_PolynomialSketchBase):

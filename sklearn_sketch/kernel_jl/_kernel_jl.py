@@ -15,11 +15,11 @@ from sklearn.metrics.pairwise import (
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
 
-from ._base import BaseSketch
-from ._chunking import check_allocation
-from ._compat import StrOptions, _fit_context
-from ._incremental import reservoir_update
-from ._validation import (
+from .._base import BaseSketch
+from ..utils._chunking import check_allocation
+from ..utils._compat import StrOptions, _fit_context
+from ..utils._incremental import reservoir_update
+from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     canonical_csr,

@@ -7,20 +7,20 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._hashing import (
+from ..utils._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from ._polynomial_base import (
+from ..utils._sparse import dense_to_csr
+from ._common import (
     BUCKET_HASH_INDEPENDENCE,
     POLYNOMIAL_PARAMETER_CONSTRAINTS,
     SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     count_sketch_rows,
 )
-from ._sparse import dense_to_csr
 
 
 class TensorSketch(_PolynomialSketchBase):

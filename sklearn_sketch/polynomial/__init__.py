@@ -1,0 +1,19 @@
+"""Sketches of the polynomial kernel ``(gamma <x, y> + coef0) ** degree``.
+
+What only they share (Count Sketch, the Hadamard transform, the hash-down
+of wide input, complex helpers) lives in ``_common``.
+"""
+
+from ._complex_to_real import ComplexToRealSketch
+from ._maclaurin import MaclaurinSketch
+from ._tensor_sketch import TensorSketch
+from ._tensor_srht import TensorSRHT
+from ._tree_sketch import PolynomialTreeSketch
+
+__all__ = [
+    "ComplexToRealSketch",
+    "MaclaurinSketch",
+    "PolynomialTreeSketch",
+    "TensorSRHT",
+    "TensorSketch",
+]
