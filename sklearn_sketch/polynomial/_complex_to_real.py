@@ -51,25 +51,11 @@ class ComplexToRealSketch(_PolynomialSketchBase):
     products are unbiased estimates of
     ``K(x, y) = (gamma <x, y> + coef0) ** degree``. With
     ``x' = [sqrt(gamma) x, sqrt(coef0)]``, ``m = ceil(n_components / 2)``
-    complex features are the products over the degrees of complex random
-    projections::
+    complex features are products of complex random projections::
 
         Phi_C(x) = sqrt(2 / n_components) * (W_1 x') o ... o (W_degree x')
 
-    and the output is ``[Re Phi_C(x), Im Phi_C(x)]``, whose inner product is
-    ``Re <Phi_C(x), conj Phi_C(y)>``; ``E <Phi(x), Phi(y)> = K(x, y)``
-    exactly. The projections ``W_j`` (``m x d``) are either
-
-    * ``projection="rademacher"``: i.i.d. complex Rademacher entries in
-      ``{1, -1, i, -i}``;
-    * ``projection="srht"``: ``W_j = P_j H D_j``, a complex Rademacher
-      diagonal ``D_j``, the +-1 Hadamard matrix ``H`` (input zero-padded to
-      a power-of-two length) and sampled rows ``P_j`` (without replacement
-      within blocks of the padded length). Wide input, whose padded length
-      exceeds ``max(4096, next_power_of_two(ceil(n_components / 2)))``, is
-      first hashed down to that many coordinates by an independent Count
-      Sketch ``C_j`` per degree (``W_j = P_j H D_j C_j``), so that the cost
-      follows the nonzeros; the estimate stays unbiased (see Notes).
+    and the output is ``[Re Phi_C(x), Im Phi_C(x)]``.
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
@@ -77,8 +63,7 @@ class ComplexToRealSketch(_PolynomialSketchBase):
     ----------
     n_components : int, default=100
         Dimension of the output feature space. An odd value drops the
-        imaginary part of the last complex feature, which keeps the estimate
-        unbiased.
+        imaginary part of the last complex feature.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -90,31 +75,31 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         Constant term of the kernel. Must be non-negative.
 
     projection : {"srht", "rademacher"}, default="srht"
-        The complex projection of each degree (see above).
+        The projection ``W_j`` of each degree. "rademacher": i.i.d. entries
+        in ``{1, -1, i, -i}``. "srht": ``W_j = P_j H D_j``, a complex
+        Rademacher diagonal ``D_j``, the Hadamard matrix ``H`` of the padded
+        input and rows ``P_j`` sampled without replacement within blocks.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
 
     n_jobs : int, default=None
-        Number of threads transforming row chunks at once (joblib's
-        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
-        context, ``-1`` all processors). The output is identical whatever
-        ``n_jobs`` is.
+        Number of threads transforming row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
     entry_hashes_ : ndarray of shape (degree, 4), dtype uint64
         Coefficients of the 4-wise independent hash that gives, per degree,
-        the entries of ``W_j`` ("rademacher", keyed by row and column) or of
-        ``D_j`` ("srht", keyed by block and coordinate).
+        the entries of ``W_j`` ("rademacher") or of ``D_j`` ("srht").
 
     coordinates_ : ndarray of shape (degree, ceil(n_components / 2)), dtype intp
         Sampled Hadamard coordinate of each complex feature and degree
         ("srht" only; ``None`` for "rademacher").
 
-    hadamard_size_ : int
-        Hadamard length of "srht": the padded input length, or the hashed
-        width for wide input (``None`` for "rademacher").
+    hadamard_size_ : int or None
+        Hadamard length of "srht": the padded or hashed input width.
 
     hash_down_ : ndarray of shape (degree, 6), dtype uint64 or None
         Bucket (2 coefficients) and sign (4) hashes of the Count Sketch that
@@ -135,47 +120,12 @@ class ComplexToRealSketch(_PolynomialSketchBase):
 
     Notes
     -----
-    For ``projection="rademacher"`` the variance is known in closed form:
-    with ``x', y'`` the
-    augmented rows, ``s = sum_i x'_i^2 y'_i^2``,
+    ``E <Phi(x), Phi(y)> = K(x, y)``. For "rademacher" and even
+    ``n_components``, with ``s = sum_i x'_i^2 y'_i^2``,
     ``A = |x'|^2 |y'|^2 + <x', y'>^2 - s`` and ``B = 2 <x', y'>^2 - s``,
-    ``Var = (A**degree + B**degree - 2 <x', y'>**(2 degree)) / n_components``
-    for even ``n_components``. A real Rademacher product has
-    ``Var = ((|x'|^2 |y'|^2 + 2 <x',y'>^2 - 2 s)**degree - <x',y'>**(2 degree))
-    / n_components``: the complex one is lower, most of all for
-    non-negative data. For ``projection="srht"`` two features of one
-    Hadamard block (``d`` coordinates) add the covariance terms
-    ``C1 = <x',y'>^2 - (|x'|^2 |y'|^2 - s) / (d - 1)`` and
-    ``C2 = <x',y'>^2 - (<x',y'>^2 - s) / (d - 1)``:
-    ``Var = (m (A**degree + B**degree - 2 <x',y'>**(2 degree)) + M (C1**degree
-    + C2**degree - 2 <x',y'>**(2 degree))) / (2 m**2)`` with ``m`` complex
-    features and ``M`` ordered pairs of them within blocks; on unit-normalized
-    MNIST this predicts the measured kernel error within a few percent (user
-    guide).
-
-    Cost and memory. "rademacher" is a dense ``(n, d) x (d, n_components)``
-    product per degree, ``O(degree * n_components * d)`` per row (for sparse
-    input ``O(degree * n_components * nnz)``); its entries are not stored
-    but regenerated from the hash for the columns of each row chunk, so the
-    fitted state stays ``4 * degree`` integers at the price of
-    ``degree * m * d`` hash evaluations per chunk. Storing the entries
-    would cost ``degree * m * d`` bytes, which for sparse text data
-    (``d ~ 10**5``) is gigabytes. "srht" costs what ``TensorSRHT`` costs
-    (``O(degree * max(n_components, d) * log2(d))`` per row, complex
-    arithmetic, sparse input densified per chunk) and stores
-    ``degree * m`` coordinates. float32 input is computed in complex64 and
-    returned as float32.
-
-    The hash-down of wide input costs ``O(nnz)`` per degree and adds
-    variance: given the Count Sketch ``C``, "srht" estimates ``<C x',
-    C y'>`` in each degree, whose variance over ``C`` is ``V = (1 / w)
-    sum_{i != j} (x'_i^2 y'_j^2 + x'_i y'_i x'_j y'_j) <= 2 |x'|^2 |y'|^2 /
-    w`` for the hashed width ``w = hadamard_size_`` (Pham & Pagh 2013): at
-    degree ``p`` about ``(<x', y'>**2 + V)**p - <x', y'>**(2 p)`` more than
-    the narrow variance. With ``w >= 4096`` and ``w >= m`` this is at most
-    comparable to the sketch's own variance and usually far below it.
-    "rademacher" needs no hash-down: it regenerates only the entries of the
-    columns present.
+    ``Var = (A**degree + B**degree - 2 <x', y'>**(2 degree)) / n_components``.
+    With "srht", input padded wider than ``max(4096, next_power_of_two(m))``
+    is first hashed down to that width by a Count Sketch per degree.
 
     References
     ----------

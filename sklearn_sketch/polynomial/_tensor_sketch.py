@@ -28,29 +28,23 @@ class TensorSketch(_PolynomialSketchBase):
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
     unbiased estimates of the polynomial kernel
-    ``K(x, y) = (gamma <x, y> + coef0) ** degree``. The input is extended by a
-    constant coordinate, ``x' = [sqrt(gamma) x, sqrt(coef0)]``; ``degree``
-    independent Count Sketches ``C_j x'`` of length ``n_components`` are
-    combined by cyclic convolution, computed with the real FFT::
+    ``K(x, y) = (gamma <x, y> + coef0) ** degree``. With
+    ``x' = [sqrt(gamma) x, sqrt(coef0)]``, ``degree`` independent Count
+    Sketches ``C_j x'`` of length ``n_components`` are combined by cyclic
+    convolution, computed with the real FFT::
 
         TS(x) = irfft(rfft(C_1 x') * ... * rfft(C_degree x'))
 
-    which is the Count Sketch of the tensor power ``x'^(degree)``, so
-    ``E <TS(x), TS(y)> = K(x, y)`` exactly.
-
-    Each Count Sketch uses a bucket hash from a 2-wise and a sign hash from a
-    4-wise independent polynomial family over the field of ``2**61 - 1``
-    elements. The fitted state is those ``6 * degree`` integers: it does not
-    grow with the number of features, and any feature index below
-    ``2**61 - 1`` can be hashed.
+    which is the Count Sketch of the tensor power of ``x'``. The hashes are
+    polynomials over the field of ``2**61 - 1`` elements, so the fitted
+    state does not grow with the number of features.
 
     Read more in the :ref:`User Guide <tensor_sketch>`.
 
     Parameters
     ----------
     n_components : int, default=100
-        Dimension of the output feature space, the sketch length. The variance
-        of a kernel estimate falls like ``1 / n_components``.
+        Dimension of the output feature space, the sketch length.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -59,24 +53,22 @@ class TensorSketch(_PolynomialSketchBase):
         Multiplier of the inner product in the kernel. Must be positive.
 
     coef0 : float, default=0.0
-        Constant term of the kernel. Must be non-negative (a negative constant
-        gives a kernel that is not positive semi-definite for all inputs).
+        Constant term of the kernel. Must be non-negative.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hash functions drawn in ``fit``. Pass an int for
-        reproducible output across calls and processes.
+        reproducible output across calls.
 
     n_jobs : int, default=None
-        Number of threads transforming row chunks at once (joblib's
-        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
-        context, ``-1`` all processors). The output is identical whatever
-        ``n_jobs`` is.
+        Number of threads transforming row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
     bucket_hashes_ : ndarray of shape (degree, 2), dtype uint64
         Coefficients of the pairwise independent bucket hash of each Count
-        Sketch (Horner order, modulo ``2**61 - 1``).
+        Sketch.
 
     sign_hashes_ : ndarray of shape (degree, 4), dtype uint64
         Coefficients of the 4-wise independent sign hash of each Count Sketch.
@@ -92,19 +84,15 @@ class TensorSketch(_PolynomialSketchBase):
     --------
     sklearn.kernel_approximation.PolynomialCountSketch : The same estimator
         with per-feature hash tables and a complex FFT.
+    PolynomialTreeSketch : Degree-2 sketches combined in a binary tree.
     sklearn.metrics.pairwise.polynomial_kernel : The exact kernel.
 
     Notes
     -----
-    The variance of ``<TS(x), TS(y)>`` is at most
+    ``E <TS(x), TS(y)> = K(x, y)``, and the variance is at most
     ``(<x', y'>**(2 degree) + |x'|**(2 degree) |y'|**(2 degree)) / n_components``
     (Pham & Pagh, 2013, Lemma 6). For ``degree=1`` the map is a plain Count
-    Sketch, a sparse Johnson-Lindenstrauss projection.
-
-    Sparse input costs ``O(nnz)`` per Count Sketch; dense float32 input is
-    computed and returned in float32. Rows are processed in chunks sized by
-    scikit-learn's ``working_memory`` setting, so the memory beyond the
-    output is bounded whatever ``n_samples`` is.
+    Sketch.
 
     References
     ----------

@@ -29,21 +29,6 @@ class TensorSRHT(_PolynomialSketchBase):
 
         Phi(x)_r = prod_j (H D_j x')_{i_{j,r}} / sqrt(n_components)
 
-    Since ``E[(H D x)_i (H D y)_i] = <x, y>`` for every coordinate ``i``,
-    ``E <Phi(x), Phi(y)> = <x', y'> ** degree = K(x, y)`` exactly.
-
-    Features come in blocks of ``d``: within a block the coordinates are
-    sampled without replacement, and each block has its own signs (one
-    4-wise independent hash per degree, keyed by block and coordinate).
-
-    Wide input, whose padded length exceeds
-    ``max(4096, next_power_of_two(n_components))``, is first hashed down to
-    that many coordinates by an independent Count Sketch ``C_j`` per degree
-    (``x'`` is replaced by ``C_j x'`` in degree ``j``), so that the cost
-    follows the nonzeros and not ``n_features``. The estimate stays
-    unbiased (``E <C_j x', C_j y'> = <x', y'>`` and the ``C_j`` are
-    independent); see Notes for the variance this adds.
-
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
@@ -64,10 +49,9 @@ class TensorSRHT(_PolynomialSketchBase):
         Seeds the signs and coordinates drawn in ``fit``.
 
     n_jobs : int, default=None
-        Number of threads transforming row chunks at once (joblib's
-        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
-        context, ``-1`` all processors). The output is identical whatever
-        ``n_jobs`` is.
+        Number of threads transforming row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -79,9 +63,8 @@ class TensorSRHT(_PolynomialSketchBase):
         the ``(n_blocks, hadamard_size_)`` transformed blocks.
 
     hadamard_size_ : int
-        The Hadamard length ``d``: the padded input length, a power of two
-        ``>= n_features_in_ + 1`` (``+ 1`` only when ``coef0 > 0``), or the
-        hashed width for wide input.
+        The Hadamard length ``d``: the padded input length, or the hashed
+        width for wide input.
 
     hash_down_ : ndarray of shape (degree, 6), dtype uint64 or None
         Bucket (2 coefficients) and sign (4) hashes of the Count Sketch that
@@ -98,38 +81,17 @@ class TensorSRHT(_PolynomialSketchBase):
     See Also
     --------
     TensorSketch : Count Sketches combined by FFT.
-    ComplexToRealSketch : Complex projections, lower variance still.
+    ComplexToRealSketch : Complex projections, lower variance.
     PolynomialTreeSketch : Degree-2 sketches combined in a binary tree.
 
     Notes
     -----
-    Cost per row: ``degree * ceil(n_components / d)`` Hadamard transforms of
-    length ``d``, ``O(degree * max(n_components, d) * log2(d))``, about
-    TensorSketch's ``O(degree * n_components * log2(n_components))`` when
-    ``n_components >= d``. Sparse input is densified one row chunk at a
-    time (``O(chunk * d)`` memory); for very high-dimensional sparse data,
-    where ``d >> n_components``, TensorSketch (``O(nnz)``) is the cheaper
-    choice. The fitted state is ``degree * (4 + n_components)`` integers
-    (``degree * (10 + n_components)`` with a hash-down).
-
-    Hashing wide input down to ``w = hadamard_size_`` coordinates costs
-    ``O(nnz)`` per degree and adds variance: given the Count Sketch ``C``,
-    the SRHT estimates ``<C x', C y'>``, whose variance over ``C`` is
-    ``V = (1 / w) sum_{i != j} (x'_i^2 y'_j^2 + x'_i y'_i x'_j y'_j)
-    <= 2 |x'|^2 |y'|^2 / w`` (Pham & Pagh 2013), for every degree. At
-    degree 1 the variance is the narrow one plus ``V`` (for ``w >=
-    n_components``); at degree ``p``, about ``(rho**2 + V)**p - rho**(2 p)``
-    more, ``rho = <x', y'>``. Since ``w >= 4096`` and ``w >=
-    n_components``, this is at most comparable to the sketch's own
-    variance and usually far below it.
-
-    Sampling coordinates without replacement makes the variance lower than
-    that of i.i.d. Rademacher products of the same size (exact for degree 1
-    and a whole block). On unit-normalized MNIST, however, its kernel error
-    was larger than TensorSketch's at equal ``n_components`` (see the User
-    Guide): for strongly correlated
-    non-negative rows prefer TensorSketch, or ``PolynomialTreeSketch`` at
-    high degree.
+    Since ``E[(H D x)_i (H D y)_i] = <x, y>`` for every coordinate ``i``,
+    ``E <Phi(x), Phi(y)> = <x', y'> ** degree = K(x, y)``. Input whose padded
+    length exceeds ``max(4096, next_power_of_two(n_components))`` is first
+    hashed down to that width by an independent Count Sketch per degree,
+    which keeps the estimate unbiased and the cost proportional to the
+    nonzeros.
 
     References
     ----------
