@@ -99,7 +99,7 @@ def previous_smooth_length(n):
     """The largest ``m <= n`` whose prime factors are all 2, 3, 5 or 7.
 
     Real FFTs of such lengths are fast; a length with a large prime factor
-    can cost 5x more (1000 rows: 214 = 2 * 107 takes 2.8 ms, 216 0.5 ms).
+    is several times slower.
     """
     for m in range(int(n), 0, -1):
         rest = m
@@ -139,26 +139,16 @@ class MaclaurinSketch(_PolynomialSketchBase):
 
         [ sqrt(a_0) | sqrt(a_1) x  or  sqrt(a_1) S_1(x) | sqrt(a_i) S_i(x), i >= 2 ]
 
-    where ``S_i`` is an independent degree-``i`` sketch of ``<x, y> ** i``
-    (``base``) with ``D_i`` features. The constant is exact, so is the linear
-    term when it is kept whole, and the sizes minimize the predicted variance
-    ``sum_i a_i**2 v_i / D_i`` under ``sum_i D_i = n_components``:
-    ``D_i`` proportional to ``a_i sqrt(v_i)``, ``v_i`` the mean of
-    ``(|x|^2 |y|^2)**i + <x, y>**(2i)`` over pairs of up to 256 training
-    rows. The padded sketches give the low degrees, which carry most of
-    the kernel when ``coef0`` is comparable to ``gamma <x, y>``, the
-    variance of a degree-``degree`` product instead.
-
-    With ``coef0=0`` the kernel has the single term ``degree`` and the
-    estimator is its ``base`` sketch.
+    where ``S_i`` is an independent ``base`` sketch of ``<x, y> ** i`` with
+    ``D_i`` features. The constant is exact, and so is the linear term when
+    it is kept whole. With ``coef0=0`` the estimator is its ``base`` sketch.
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
     ----------
     n_components : int, default=100
-        Dimension of the output feature space, all blocks together. It must
-        leave at least one feature to every term of the expansion.
+        Dimension of the output feature space, all blocks together.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -175,18 +165,16 @@ class MaclaurinSketch(_PolynomialSketchBase):
 
     linear : {"auto", "exact", "sketch"}, default="auto"
         The degree-1 term: "exact" keeps ``x`` itself (``n_features``
-        columns, no variance), "sketch" sketches it like the other degrees,
-        "auto" keeps it exact when that predicts the lower total variance
-        and fits in ``n_components``.
+        columns), "sketch" sketches it like the other degrees, "auto" keeps
+        it exact when that predicts the lower variance and fits.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the sketches and the rows that weigh the degrees.
 
     n_jobs : int, default=None
-        Number of threads transforming row chunks at once (joblib's
-        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
-        context, ``-1`` all processors). The output is identical whatever
-        ``n_jobs`` is.
+        Number of threads transforming row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -195,20 +183,18 @@ class MaclaurinSketch(_PolynomialSketchBase):
 
     expanded_ : bool
         Whether the kernel is sketched degree by degree. False when
-        ``n_components`` is below the number of terms (each needs a
-        feature): the kernel is then sketched whole by ``padded_sketch_``.
+        ``n_components`` is below the number of terms.
 
     allocation_ : ndarray of shape (degree + 1,), dtype int64 or None
-        Number of features of each degree's block (0 for a term with
-        ``a_i = 0``; ``n_features_in_`` for an exact linear term). None when
-        not ``expanded_``.
+        Number of features of each degree's block. None when not
+        ``expanded_``.
 
     linear_exact_ : bool
         Whether the degree-1 block is ``x`` itself.
 
     sketches_ : list of estimator or None
-        The fitted sketch of each degree (``None`` for the constant, an
-        exact linear term and absent terms). None when not ``expanded_``.
+        The fitted sketch of each degree (``None`` for the constant, an exact
+        linear term and absent terms). None when not ``expanded_``.
 
     padded_sketch_ : estimator or None
         The ``base`` sketch of the whole kernel, when not ``expanded_``.
@@ -227,24 +213,11 @@ class MaclaurinSketch(_PolynomialSketchBase):
 
     Notes
     -----
-    The blocks are independent, so the variance of an estimate is the sum
-    of the blocks' variances times ``a_i**2``; each block is unbiased, so
-    the estimate is. Unlike the other polynomial sketches, ``fit`` reads the
-    data (the variance weights), and ``partial_fit`` reads its first batch.
-
-    On 1000 MNIST images with ``(0.5 + 0.5 <x, y>)**3`` its kernel error was
-    0.38x-0.64x TensorSketch's at equal ``n_components`` (512 to 8192), at
-    about the same transform time. Lower kernel error is not higher
-    accuracy of a linear model on the features, though. The allocation
-    spends most features where the kernel's *values* are: the constant and
-    the linear term, which a linear model gets for free. It leaves fewer to
-    the high degrees that make the model nonlinear. On MNIST with
-    ``(1 + <x, y>)**2``, ``n_components=1000`` and ``LinearSVC``, its test
-    accuracy was 1.7 points below TensorSketch's. With ``(1 + <x, y>)**4``
-    it was on par. Use it where kernel values matter (kernel ridge
-    regression, Gaussian processes, kernel two-sample tests); for
-    classification, measure it against :class:`PolynomialTreeSketch`. The
-    user guide has the measurements and their commands.
+    The blocks are independent and unbiased, so the variance is
+    ``sum_i a_i**2 Var_i(D_i)``. With ``Var_i`` about ``v_i / D_i``, ``v_i``
+    the mean of ``(|x|^2 |y|^2)**i + <x, y>**(2i)`` over pairs of up to 256
+    training rows, ``fit`` sets ``D_i`` proportional to ``a_i sqrt(v_i)``
+    [1]_. Unlike the other polynomial sketches, ``fit`` reads the data.
 
     References
     ----------

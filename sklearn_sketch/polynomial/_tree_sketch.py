@@ -38,18 +38,12 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
     unbiased estimates of ``K(x, y) = (gamma <x, y> + coef0) ** degree``.
     The degree is padded to a power of two ``q``: the ``q`` leaves hold
     ``degree`` copies of ``x' = [sqrt(gamma) x, sqrt(coef0)]`` and
-    ``q - degree`` copies of a fixed unit vector ``e`` (an extra coordinate,
-    so ``<e, e> = 1`` leaves the kernel unchanged). Each internal node maps
-    its two children ``u, v`` to the degree-2 sketch ``S(u (x) v)`` of length
-    ``n_components``, with independent randomness per node, up to the root::
+    ``q - degree`` copies of a unit vector ``e`` on an extra coordinate.
+    Each internal node maps its children ``u, v`` to an independent degree-2
+    sketch ``S(u (x) v)`` of length ``n_components``, up to the root::
 
         base="tensorsketch": S(u (x) v) = irfft(rfft(C_a u) * rfft(C_b v))
         base="tensorsrht":   S(u (x) v) = (H D_a u)[i_a] * (H D_b v)[i_b] / sqrt(D)
-
-    ``C_a`` is a Count Sketch (random signs, each key in one bucket). Every
-    node is unbiased given its children, so by the tower rule
-    ``E <Phi(x), Phi(y)> = <x', y'> ** degree`` exactly, whatever the
-    buckets are. For ``degree=1`` the map is the base's degree-1 sketch.
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
@@ -71,27 +65,19 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         The degree-2 sketch of the nodes.
 
     buckets : {"permutation", "hash"}, default="permutation"
-        How a Count Sketch ("tensorsketch") assigns keys to buckets.
-        "permutation": key ``i`` goes to ``perm(i) mod n_components``, with a
-        random permutation ``perm`` of ``max(n_components, width)`` keys per
-        node input, so keys never share a bucket when the input is not wider
-        than ``n_components`` (always true above the leaves, where the Count
-        Sketch is a signed permutation) and bucket loads differ by at most
-        one otherwise. "hash": a pairwise independent hash (Ahle et al.),
-        whose collisions add variance but whose state is two integers per
-        input instead of ``max(n_components, width)``. Leaves wider than
-        ``max(4096, next_power_of_two(n_components))`` keys use the hash
-        whatever this is, so that the fitted state does not grow with
-        ``n_features``.
+        Buckets of the Count Sketches ("tensorsketch"): ``perm(i) mod
+        n_components`` for a random permutation of the input's keys (no
+        collisions unless the input is wider than ``n_components``), or a
+        pairwise independent hash. Leaves wider than
+        ``max(4096, next_power_of_two(n_components))`` always hash.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
 
     n_jobs : int, default=None
-        Number of threads transforming row chunks at once (joblib's
-        convention: ``None`` means 1 unless in a :func:`joblib.parallel_config`
-        context, ``-1`` all processors). The output is identical whatever
-        ``n_jobs`` is.
+        Number of threads transforming row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -99,9 +85,8 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
         ``degree`` rounded up to a power of two.
 
     sign_hashes_ : ndarray of shape (n_inputs, 4), dtype uint64
-        4-wise independent sign hash of each node input (``n_inputs =
-        2 (n_leaves_ - 1)``, or 1 for ``degree=1``), leaves first, then
-        level by level.
+        Sign hash of each node input, leaves first (``n_inputs =
+        2 (n_leaves_ - 1)``, or 1 for ``degree=1``).
 
     bucket_hashes_ : ndarray of shape (n_inputs, 2), dtype uint64 or None
         Pairwise independent bucket hash of each node input
@@ -109,17 +94,14 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
 
     bucket_permutations_ : list of ndarray or None
         Bucket of every key of each node input ("tensorsketch" with
-        ``buckets="permutation"`` only): ``n_leaves_`` arrays of the leaf
-        width ``n_features_in_ + 1`` (or ``+ 2``; None for wide leaves,
-        which hash their buckets), then arrays of ``n_components``.
+        ``buckets="permutation"``; None for wide leaves).
 
     coordinates_ : ndarray of shape (n_inputs, n_components), dtype intp or None
         Sampled Hadamard coordinates of each node input ("tensorsrht" only).
 
     hash_down_ : ndarray of shape (``n_leaves_``, 6), dtype uint64 or None
-        Count Sketch hashes (2 bucket, 4 sign coefficients) that reduce each
-        leaf input to ``max(4096, next_power_of_two(n_components))``
-        coordinates ("tensorsrht" with leaves wider than that only).
+        Count Sketch hashes that reduce each wide leaf input
+        ("tensorsrht" only).
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -131,41 +113,15 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
     See Also
     --------
     TensorSketch : The flat degree-``p`` Count Sketch product.
-    TensorSRHT : The flat degree-``p`` SRHT product.
+    MaclaurinSketch : A sketch per degree of the kernel's expansion.
 
     Notes
     -----
-    The flat sketches multiply ``degree`` independent factors, and their
-    variance grows like ``3**degree / n_components``; the tree multiplies
-    only ``log2(degree)`` levels of degree-2 factors, which Ahle et al. show
-    needs a sketch size polynomial rather than exponential in the degree.
-    The price is ``degree - 1`` node sketches per row instead of one
-    product of ``degree`` factors. With ``base="tensorsketch"`` a node costs
-    two real FFTs and an inverse one (a leaf paired with ``e`` is a shifted
-    Count Sketch and costs no FFT), against ``degree + 1`` FFTs for
-    TensorSketch: about 1.5x its FFTs at ``degree=3`` and 2.25x at
-    ``degree=7``. Whether the tree wins at a given ``n_components`` and
-    ``degree`` is an empirical question: see the user guide.
-
-    Permutation buckets matter most: a Count Sketch that never merges two
-    keys preserves its input exactly (up to signs and order), so only the
-    degree-2 combination at each node adds variance. On unit-normalized
-    MNIST they lowered the tree's kernel error by 16-29% against hashed
-    buckets (user guide).
-
-    With ``base="tensorsketch"`` the leaves are Count Sketches (sparse input
-    costs ``O(nnz)``); with ``base="tensorsrht"`` sparse input is densified
-    one row chunk at a time. Leaves of more than
-    ``w = max(4096, next_power_of_two(n_components))`` keys are hashed down
-    to ``w`` coordinates by an independent Count Sketch ``C_t`` per leaf
-    first (the SRHT of leaf ``t`` reads ``C_t x'``), so that wide sparse
-    input costs ``O(nnz)`` too. Each node stays unbiased given its children
-    (``E <C_t x', C_t y'> = <x', y'>``), so the estimate does; each ``x'``
-    leaf adds the Count Sketch variance ``(1 / w) sum_{i != j} (x'_i^2
-    y'_j^2 + x'_i y'_i x'_j y'_j) <= 2 |x'|^2 |y'|^2 / w`` (Pham & Pagh
-    2013) to its factor ``<x', y'>``, about ``(<x', y'>**2 + V)**degree -
-    <x', y'>**(2 degree)`` in all, which ``w >= n_components`` keeps at
-    most comparable to the tree's own variance.
+    Every node is unbiased given its children, so by the tower rule
+    ``E <Phi(x), Phi(y)> = K(x, y)``. The tree multiplies ``log2(degree)``
+    levels of degree-2 factors instead of ``degree`` factors, so the sketch
+    size it needs is polynomial rather than exponential in the degree
+    (Ahle et al., 2020).
 
     References
     ----------
@@ -244,9 +200,8 @@ class PolynomialTreeSketch(_PolynomialSketchBase):
             # random permutation of max(D, width) keys, so no two inputs
             # share a bucket when width <= D (a node input, of width D, is
             # permuted) and bucket loads differ by at most one otherwise.
-            # A Count Sketch with colliding inputs loses part of its input;
-            # measured on MNIST (p = 3, D = 2048, 20 seeds) the kernel error
-            # of the tree drops from 1.04x to 0.74x TensorSketch's.
+            # A Count Sketch with colliding inputs loses part of its input,
+            # which adds variance at every node.
             self.bucket_permutations_ = [
                 None
                 if wide and self._is_leaf_input(t)
