@@ -105,28 +105,20 @@ def _index_dtype(n_columns, nnz):
 class CoREHasher(BaseSketch):
     """Sparse hashed features for the CoRE kernels and the resemblance kernel.
 
-    Each row ``u`` is normalized to unit l2 norm, ``u~ = u / |u|``; its set of
-    nonzero coordinates ``S_u`` (of size ``f_u``) is hashed by ``k =
-    n_components`` minwise hashes. Hash ``j`` gives the location ``L_j(u)``,
-    the first coordinate of ``S_u`` under a random order. The output row has
-    one block of width ``B`` per hash, with a single nonzero at (the b-bit
-    code of) ``L_j(u)`` carrying, times ``1 / sqrt(k)``:
-
-    * ``kernel="core1"``: a random projection ``P_j(u) = sum_i r_ij u~_i``,
-      with ``r_ij`` independent of the hashes;
-    * ``kernel="core2"``: ``sqrt(f_u) * u~[L_j(u)]``;
-    * ``kernel="resemblance"``: 1.
-
-    The inner product of two output rows is then exactly Li's estimator
-    ``(1/k) sum_j 1[L_j(u) = L_j(v)] ...`` of the kernel:
+    Each row ``u`` is normalized, ``u~ = u / |u|``, and its set of nonzero
+    coordinates ``S_u`` (of size ``f_u``) is hashed by ``k = n_components``
+    minwise hashes; hash ``j`` gives the location ``L_j(u)``. The output row
+    has one block per hash, with a single nonzero at (the b-bit code of)
+    ``L_j(u)`` carrying, times ``1 / sqrt(k)``, a random projection
+    ``P_j(u) = sum_i r_ij u~_i`` ("core1"), ``sqrt(f_u) u~[L_j(u)]``
+    ("core2") or 1 ("resemblance"). Inner products of output rows are Li's
+    estimators of
 
     * CoRE type 1 ``K_C1 = rho * R``,
     * CoRE type 2 ``K_C2 = rho * sqrt(f_u f_v) / |S_u | S_v|``,
     * the resemblance ``R = |S_u & S_v| / |S_u | S_v|``,
 
-    where ``rho = <u~, v~>`` is the correlation. So a linear model on the
-    output approximates the kernel machine; see
-    :func:`sklearn_sketch.metrics.core_kernel` for the exact kernels.
+    where ``rho = <u~, v~>``.
 
     Read more in the :ref:`User Guide <core_hasher>`.
 
@@ -134,67 +126,50 @@ class CoREHasher(BaseSketch):
     ----------
     n_components : int, default=256
         The number of hashes ``k``, also the number of nonzeros of each
-        output row. The variance of a kernel estimate falls like ``1 / k``.
+        output row.
 
     kernel : {"core1", "core2", "resemblance"}, default="core1"
         The kernel the inner products estimate.
 
     b_bits : int or None, default=8
-        Each location is coded by ``b_bits`` bits of a pairwise independent
-        hash of it, so a block has width ``B = 2**b_bits`` and the output
-        ``n_components * 2**b_bits`` columns. Two different locations then
-        share a code with probability ``2**-b_bits``, which biases the
-        estimate (see Notes). ``None`` keeps the full location: blocks of
-        width ``n_features_in_`` and no bias. Between 1 and 32.
+        Bits of the code of each location, between 1 and 32: a block is
+        ``2**b_bits`` wide. ``None`` keeps the full location (blocks of
+        width ``n_features_in_``, no bias).
 
     hashing : {"minwise", "oph"}, default="minwise"
-        "minwise": ``k`` independent minwise hashes, ``O(nnz * k)`` work, as
-        the paper analyses. "oph": one-permutation hashing with optimal
-        densification (Shrivastava, 2017), ``O(nnz + k)`` work per row, the
-        same collision probability ``R`` per hash and a variance no larger.
+        "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``.
+        "oph": one-permutation hashing with optimal densification,
+        ``O(nnz + k)`` per row, with the same collision probability ``R``.
 
     projection : {"gaussian", "rademacher", "hashed_gaussian"}, \
             default="gaussian"
-        Distribution of ``r_ij`` for ``kernel="core1"`` (ignored otherwise).
-        All three are unbiased.
-
-        - "gaussian": i.i.d. N(0, 1), as in the paper.
-        - "rademacher": i.i.d. random signs; cheaper to generate, with a
-          slightly smaller variance.
-        - "hashed_gaussian": a Gaussian matrix behind feature hashing
-          (Count Sketches into 8192 buckets, one per group of 128 columns).
-          Its cost does not grow with the number of features beyond the
-          product itself, which reads a matrix that stays in cache: on
-          20 Newsgroups the type 1 transform is about 2x faster than with
-          "gaussian". The variance is the paper's plus at most about 1.6% of
-          it (see Notes). With at most 8192 features it is "gaussian"
-          exactly.
+        Distribution of ``r_ij`` for ``kernel="core1"`` (ignored otherwise):
+        i.i.d. N(0, 1) as in the paper, i.i.d. random signs, or a Gaussian
+        matrix behind feature hashing (8192 buckets per group of 128
+        columns), whose cost does not grow with the number of features.
 
     random_state : int, RandomState instance or None, default=None
-        Seeds the hashes and the projection drawn in ``fit``. Pass an int for
-        reproducible output across calls and processes.
+        Seeds the hashes and the projection drawn in ``fit``.
 
     n_jobs : int, default=None
-        Number of threads hashing row chunks at once (joblib's convention:
-        ``None`` means 1 unless in a :func:`joblib.parallel_config` context,
-        ``-1`` all processors). The output is identical whatever ``n_jobs``
-        is.
+        Number of threads hashing row chunks at once. ``None`` means 1
+        unless in a :func:`joblib.parallel_config` context, ``-1`` all
+        processors. The output does not depend on ``n_jobs``.
 
     Attributes
     ----------
     hash_coefficients_ : ndarray of shape (n_hashes, 2), dtype uint64
-        Multiply-add-shift coefficients ``(a, b)`` of the minwise hashes:
+        Multiply-add-shift coefficients of the minwise hashes:
         ``n_components`` of them for "minwise", one for "oph".
 
     probe_coefficients_ : ndarray of shape (2,), dtype uint64
         Pairwise independent hash of the densification probes ("oph").
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
-        Strongly universal multiply-add-shift hash of each block's b-bit
-        location code (used when ``b_bits`` is not None).
+        Hash of each block's b-bit location code (when ``b_bits`` is set).
 
     projection_seed_ : int
-        Key of the counter-based generator of the projection (``"core1"``).
+        Key of the counter-based generator of the projection ("core1").
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -210,63 +185,12 @@ class CoREHasher(BaseSketch):
 
     Notes
     -----
-    **Variance** (``b_bits=None``, "minwise", ``s = sum_{i in S_u & S_v}
-    u~_i**2 v~_i**2``):
-
-    * type 1, Gaussian: ``((1 + 2 rho**2) R - rho**2 R**2) / k``;
-      Rademacher: ``((1 + 2 rho**2 - 2 s) R - rho**2 R**2) / k``;
-      hashed Gaussian with ``m`` buckets and groups of ``c`` columns (``k /
-      c`` independent groups): the Gaussian variance plus
-      ``(2 R (1 + 2 rho**2 - 3 s) / m + (c - 1) R**2 (1 + rho**2 - 2 s) /
-      m) / k`` (features sharing a bucket share their Gaussian row; the
-      hashes of a group share the sketch). With ``m = 8192`` and ``c = 128``
-      that is at most 1.6% of the Gaussian variance, for any ``k``;
-    * type 2: ``(f_u f_v / |S_u | S_v| * s - K_C2**2) / k``;
-    * resemblance: ``(R - R**2) / k``.
-
-    **b-bit bias.** With ``b_bits=b`` two different locations collide with
-    probability ``2**-b``, independently of everything else, so
-
-    * resemblance: ``E = R + (1 - R) 2**-b``;
-    * type 1: ``E = rho (R + (1 - R) 2**-b)`` (the projections are
-      independent of the hashes);
-    * type 2: ``E = K_C2 + 2**-b E[sqrt(f_u f_v) V(u) V(v) 1[L(u) != L(v)]]``,
-      which is ``R + (1 - R) 2**-b`` on binary data.
-
-    The bias is not corrected (a correction would make the features depend
-    on pairs). With ``b=8`` it is at most ``0.4%`` of the kernel's scale.
-
-    **Hashes.** A coordinate is scrambled by a fixed bijection and then
-    hashed by a pairwise independent multiply-add-shift hash; plain linear
-    hashes of consecutive indices are measurably not min-wise independent.
-    The projection entries are generated on demand from counter-based
-    generators keyed by ``(seed, block of 256 features)`` (Gaussian: the
-    Box-Muller transform of NumPy's Philox bits; Rademacher: SplitMix64
-    bits), and the hashed Gaussian's buckets and signs from SplitMix64
-    outputs keyed by ``(seed, feature, group)``, so nothing in the fitted
-    state grows with the number of features. Gaussian entries are float32
-    draws for float32 and float64 data alike: the two precisions give the
-    same features up to float32 rounding.
-
-    **Cost.** "minwise" costs ``O(nnz * k)``, "oph" ``O(nnz + n_samples *
-    k)``; "core1" adds the projection ``O(nnz * k)`` (as a sparse product)
-    and the generation of ``k`` entries per feature of each block of 256
-    features the data touch ("hashed_gaussian": of ``8192 * k`` entries at
-    most, whatever the number of features). Rows are hashed in chunks of
-    bounded size; the projection matrix is generated and multiplied in
-    groups of feature blocks of 8 MiB ("hashed_gaussian": 4 MiB, one group
-    of 128 columns at a time), only for the groups the data have entries
-    in: the cost is that of the nonzeros, however many features there are.
-    Float32 input gives float32 output.
-
-    **Range.** The features depend on ``u / |u|`` only; rows of very large
-    or very small (finite) values are rescaled by a power of 2 before their
-    norm and projection, so that these cannot overflow or underflow. Rows
-    with NaN or infinite values, which ``transform`` accepts only under
-    ``sklearn.set_config(assume_finite=True)``, get meaningless values for
-    ``"core1"`` and ``"core2"`` (NaN, or zeros where ``"core2"`` picks a
-    finite value of a row with an infinite one), without an error or a
-    warning; the other rows are unaffected.
+    With ``b_bits=None`` the estimates are unbiased, with variances
+    ``((1 + 2 rho**2) R - rho**2 R**2) / k`` (type 1, Gaussian) and
+    ``(R - R**2) / k`` (resemblance). With ``b_bits=b`` two different
+    locations share a code with probability ``2**-b``, so the resemblance
+    estimate has mean ``R + (1 - R) 2**-b`` and type 1
+    ``rho (R + (1 - R) 2**-b)``; this bias is not corrected.
 
     References
     ----------
