@@ -34,15 +34,15 @@ _KERNEL_BLOCK_COPIES = 2
 
 # Kernels whose float32 evaluation in scikit-learn goes through Euclidean
 # distances, which it upcasts to float64 anyway, in batches sized from the
-# input (small batches for a small chunk: 1.8x slower than one call on MNIST).
+# input (small batches for a small chunk, which is slower than one call).
 # For these, a float32 chunk is upcast once and evaluated in float64 (same
 # precision, one large product); the block is then cast back to float32.
 _UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
 
 # Cap on a chunk's temporaries. The kernel block is one matrix product per
-# chunk, which is slower in small pieces than the shared 16 MiB cap allows
-# (measured in the user guide's KernelJL benchmark). scikit-learn's
-# working_memory, if smaller, still wins.
+# chunk, which is slower in the small pieces the shared 16 MiB cap allows:
+# BLAS is efficient on large blocks. scikit-learn's working_memory, if
+# smaller, still wins.
 _MAX_CHUNK_MIB = 64
 
 # Kernels scikit-learn evaluates on dense data only. Their value depends only
@@ -215,71 +215,38 @@ def _stack_rows(top, bottom):
 class KernelJL(BaseSketch):
     """Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
 
-    ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows
-    (without replacement), computes its Gram matrix ``K`` and a Gaussian matrix
-    ``Z`` of shape ``(n_components, n)`` with i.i.d. standard normal entries,
-    and stores ::
+    ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows,
+    computes its Gram matrix ``K`` and a Gaussian matrix ``Z`` of shape
+    ``(n_components, n)``, and stores ::
 
         W = K Z^T / (n sqrt(n d)),        d = n_components.
 
     ``transform`` maps a row ``x`` to ``Phi(x) = W^T k_x`` with
-    ``k_x = (k(x_1, x), ..., k(x_n, x))``, that is
-    ``Phi(X) = pairwise_kernels(X, subsample) @ W``. Over the draws of ``Z``,
-    ``E <Phi(x), Phi(y)> = k_x^T K^2 k_y / n^3``, the inner product
-    ``<k(., x), Sigma_n^3 k(., y)>`` in the kernel's feature space, with
-    ``Sigma_n`` the empirical covariance operator of the subsample; one draw
-    deviates from it by ``O(d^(-1/2))``. The features therefore preserve the
-    kernel geometry reweighted by ``Sigma_n^3``: the leading kernel principal
-    components keep their directions while their variances are cubed, so
-    ordinary :class:`~sklearn.decomposition.PCA` on them recovers the top
-    components of kernel PCA, and :class:`~sklearn.cluster.KMeans` on them
-    approximates kernel k-means when the clusters are separated along those
-    leading components. Where they are not, the cubed spectrum hides the
-    structure: on MNIST and digits with an RBF kernel, KMeans on these
-    features scores a much lower NMI than on Nystroem features (see the
-    User Guide). Much of that loss comes from the uncentered ``Sigma_n``,
-    whose leading direction is the features' mean: ``center=True`` removes
-    it.
-
-    Unlike :class:`~sklearn.kernel_approximation.Nystroem`, which needs the
-    inverse square root of ``K`` (an ``O(n^3)`` eigendecomposition), the fit
-    costs one matrix product, ``O(n^2 d)``, after the Gram matrix.
+    ``k_x = (k(x_1, x), ..., k(x_n, x))``. Unlike
+    :class:`~sklearn.kernel_approximation.Nystroem`, the fit needs no
+    eigendecomposition, only one ``O(n^2 d)`` product after the Gram matrix.
 
     Read more in the :ref:`User Guide <kernel_jl>`.
 
     Parameters
     ----------
     n_components : int, default=100
-        Dimension ``d`` of the output feature space, the number of Gaussian
-        directions. The error of ``<Phi(x), Phi(y)>`` around its expectation
-        falls like ``n_components ** -0.5``.
+        Dimension ``d`` of the output feature space.
 
     n_subsample : int, default=300
-        Size ``n`` of the subsample whose Gram matrix is sketched. The paper's
-        guarantee is an error of order ``n ** -0.5 + d ** -0.5``, so the
-        subsample should not be smaller than ``n_components`` (the paper's
-        experiments use ``d <= n <= 100``); 300 keeps the ``n ** -0.5`` term
-        below the ``d ** -0.5`` term at the default ``n_components=100``,
-        while each transformed row costs only 300 kernel evaluations, and the
-        fit's Gram matrix is 300 x 300. A value larger than the number of
-        training samples is clipped to it, with a warning: the subsample is
-        then the whole training set (this keeps small folds of a grid search
-        or a pipeline working).
+        Size ``n`` of the subsample whose Gram matrix is sketched; it should
+        not be smaller than ``n_components``. A value larger than the number
+        of training samples is clipped to it, with a warning.
 
     kernel : str or callable, default="rbf"
         Any kernel name of :func:`sklearn.metrics.pairwise.pairwise_kernels`,
-        or a callable of two rows (and the ``kernel_params``) returning a
-        float, or "precomputed". With "precomputed", ``fit`` takes the square
-        Gram matrix of the training set, ``K_train`` of shape
-        ``(n_samples, n_samples)``, and ``transform`` takes the kernel between
-        the new rows and the training rows, of shape
-        ``(n_queries, n_samples)``; only the columns of the subsample are read
-        (the convention of :class:`~sklearn.svm.SVC`).
+        a callable of two rows returning a float, or "precomputed": then
+        ``fit`` takes the square training Gram matrix and ``transform`` the
+        kernel between the new rows and the training rows.
 
     gamma : float, default=None
         Gamma parameter of the RBF, Laplacian, polynomial, exponential chi2
-        and sigmoid kernels; ``None`` leaves it to the kernel's default (for
-        the RBF kernel, ``1 / n_features``).
+        and sigmoid kernels; ``None`` uses the kernel's default.
 
     degree : float, default=None
         Degree of the polynomial kernel; ``None`` uses the kernel's default.
@@ -293,64 +260,42 @@ class KernelJL(BaseSketch):
         of them).
 
     center : bool, default=False
-        Sketch the centered Gram matrix ``K_c = H K H`` (``H = I - 11^T / n``)
-        and center the kernel vectors alike, so that ``Sigma_n`` is the
-        covariance operator of the subsample in the kernel's feature space
-        rather than its second-moment operator, as kernel PCA does. Without
-        centering the mean of the features is the leading direction of
-        ``Sigma_n``, and cubing its eigenvalue lets it dominate the
-        geometry; with it, KMeans on the features scores a much higher NMI
-        (MNIST t10k: 0.35 instead of 0.15, digits 0.63 instead of 0.25; the
-        User Guide has the figures). ``False`` is the estimator of the paper
-        and of the formulas above; ``True`` is recommended for clustering
-        and PCA. The centered features are
-        ``(k_x - r)^T W = k_x^T W + offset_`` with ``r`` the column means of
-        ``K``, so transform costs the same.
+        Sketch the centered Gram matrix ``H K H`` (``H = I - 11^T / n``) and
+        center the kernel vectors alike, as kernel PCA does. ``False`` is the
+        paper's estimator; ``True`` is recommended for clustering and PCA.
 
     random_state : int, RandomState instance or None, default=None
-        Seeds the subsample and ``Z``, both drawn in ``fit``. Pass an int for
-        reproducible output across calls and processes.
+        Seeds the subsample and ``Z``, both drawn in ``fit``.
 
     n_jobs : int, default=None
-        Number of threads: ``fit`` passes it to
-        :func:`~sklearn.metrics.pairwise.pairwise_kernels` for the Gram
-        matrix, and ``transform`` evaluates that many row chunks at once.
-        ``None`` means 1 unless in a :obj:`joblib.parallel_config` context;
-        ``-1`` uses all processors. The chunks are those of one job, but the
-        output of ``transform`` equals that of ``n_jobs=1`` only up to
-        floating-point rounding (about one unit in the last place): the
-        rounding of a BLAS matrix product depends on the number of threads
-        and the shape of the operands, as for the chunk size set by
-        ``working_memory``.
+        Number of threads for the Gram matrix in ``fit`` and the row chunks of
+        ``transform``. ``None`` means 1 unless in a
+        :obj:`joblib.parallel_config` context, ``-1`` all processors. The
+        output agrees with ``n_jobs=1`` up to floating-point rounding.
 
     Attributes
     ----------
     components_ : {ndarray, csr_matrix} of shape (``n_subsample_``, ``n_features_in_``)
-        The subsample: the training rows ``x_1, ..., x_n`` (for a precomputed
-        kernel, the rows of the training Gram matrix). Dense for dense
-        training data, a canonical CSR matrix (sorted indices, no duplicate
-        or zero entries) for sparse data; after ``partial_fit``, in the format
-        of the first batch.
+        The subsample (for a precomputed kernel, rows of the training Gram
+        matrix), dense or CSR like the training data.
 
     component_indices_ : ndarray of shape (``n_subsample_``,)
         Indices of the subsample in the training data, in increasing order.
 
     projection_ : ndarray of shape (``n_subsample_``, n_components)
-        The sketch ``W = K Z^T / (n sqrt(n d))``; ``transform`` returns
-        ``kernel(X, components_) @ projection_ + offset_``. Stored in the
-        dtype of the training data. With ``center=True``, ``K`` is the
-        centered Gram matrix ``H K H``.
+        The sketch ``W``; ``transform`` returns
+        ``kernel(X, components_) @ projection_ + offset_``.
 
     offset_ : ndarray of shape (n_components,)
-        Added to every transformed row: ``-r^T W`` with ``r`` the column
-        means of the Gram matrix when ``center=True``, zeros otherwise.
+        ``-r^T W`` with ``r`` the column means of ``K`` when ``center=True``,
+        zeros otherwise.
 
     n_subsample_ : int
         Size of the subsample actually used, ``min(n_subsample, n_samples)``.
 
     n_samples_seen_ : int
-        Number of training rows the subsample was drawn from: ``n_samples``
-        after ``fit``, the total over the batches after ``partial_fit``.
+        Number of training rows the subsample was drawn from, over all
+        batches of ``partial_fit``.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -367,26 +312,12 @@ class KernelJL(BaseSketch):
 
     Notes
     -----
-    The features approximate ``<k(., x), Sigma^3 k(., y)>`` rather than the
-    kernel ``k(x, y)``; distances between them are distances in the kernel
-    space seen through ``Sigma^(3/2)``, which keeps the leading kernel
-    principal directions (and so clusters separated along them) and shrinks
-    the others. Use them for clustering and PCA, not as a substitute for
-    ``k(x, y)`` in a kernel machine.
-
-    Rows are transformed in chunks whose kernel block fits scikit-learn's
-    ``working_memory`` (capped at 64 MiB), so memory beyond the output is
-    bounded whatever ``n_samples`` is. Sparse input costs what its nonzeros
-    cost, whatever ``n_features``: the kernels are evaluated on the columns
-    where the two rows compared have nonzeros, which gives the same values;
-    the chi2 and additive chi2 kernels, which scikit-learn evaluates on dense
-    data only, on row blocks densified over those columns. float32 input gives
-    float32 features and a float32 ``@ W`` product; the kernel block is
-    computed in float32 where :func:`~sklearn.metrics.pairwise.pairwise_kernels`
-    does so (linear, polynomial, sigmoid, cosine, chi2), while the RBF block is
-    computed in float64 per chunk (scikit-learn upcasts its distances anyway)
-    and the Laplacian and callable kernels return float64 blocks; all are cast
-    to float32 before the product.
+    Over the draws of ``Z``, ``E <Phi(x), Phi(y)> = k_x^T K^2 k_y / n^3 =
+    <k(., x), Sigma_n^3 k(., y)>`` with ``Sigma_n`` the empirical covariance
+    operator of the subsample, and one draw deviates from it by
+    ``O(d^(-1/2))``. The features keep the leading kernel principal
+    directions with their variances cubed: use them for PCA and clustering,
+    not as a substitute for ``k(x, y)`` in a kernel machine.
 
     References
     ----------
@@ -403,8 +334,6 @@ class KernelJL(BaseSketch):
     >>> X_kjl = kjl.fit_transform(X)
     >>> X_kjl.shape
     (100, 20)
-    >>> kjl.projection_.shape
-    (40, 20)
     >>> from sklearn.cluster import KMeans
     >>> labels = KMeans(n_clusters=2, n_init=10, random_state=0).fit_predict(X_kjl)
     >>> bool((labels[:50] == labels[0]).all() and (labels[50:] != labels[0]).all())
