@@ -11,12 +11,12 @@ from sklearn.svm import SVC
 import sklearn_sketch.minwise._projection as core_projection
 from sklearn_sketch import CoREHasher
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
-from sklearn_sketch.minwise._positions import fmix32
 from sklearn_sketch.utils._counter_random import (
     gaussian_block,
     hashed_gaussian_block,
     rademacher_block,
 )
+from sklearn_sketch.utils._hashing import fmix32
 
 KERNELS = ["core1", "core2", "resemblance"]
 
@@ -329,12 +329,11 @@ def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypat
     # k = 1024 the short rows need far more whole-table steps than 16-bit
     # priorities allow.
     import sklearn_sketch.minwise._positions as minhash
-    from sklearn_sketch.minwise._positions import (
-        densification_probes,
+    from sklearn_sketch.minwise._positions import densification_probes, oph_positions
+    from sklearn_sketch.utils._hashing import (
         draw_multiply_shift,
-        oph_positions,
+        draw_polynomial_hashes,
     )
-    from sklearn_sketch.utils._hashing import draw_polynomial_hashes
 
     if sparse_fill is not None:
         monkeypatch.setattr(minhash, "SPARSE_FILL_FRACTION", sparse_fill)

@@ -233,12 +233,11 @@ def test_oph_collision_probability(n_components):
     # densified bins included, so the mean over 4000 independent draws is
     # within 4 standard errors of R. With k = 64 and 40 coordinates per row
     # about half of the bins are empty and densified.
-    from sklearn_sketch.minwise._positions import (
-        densification_probes,
+    from sklearn_sketch.minwise._positions import densification_probes, oph_positions
+    from sklearn_sketch.utils._hashing import (
         draw_multiply_shift,
-        oph_positions,
+        draw_polynomial_hashes,
     )
-    from sklearn_sketch.utils._hashing import draw_polynomial_hashes
 
     u, v = _pair(True)
     X = sp.csr_matrix(np.vstack([u, v]))
@@ -289,7 +288,7 @@ def test_bbit_codes_follow_multiply_add_shift(n_keys, b_bits, word_bits):
     # ((a * key + b) mod 2**w) >> (w - b) with w = 32 (the low halves of a
     # and b) exactly when keys below n_keys allow it (w >= u + b - 1), with
     # Python integers as the reference; offsets are added per column.
-    from sklearn_sketch.minwise._positions import bbit_codes, draw_multiply_shift
+    from sklearn_sketch.utils._hashing import bbit_codes, draw_multiply_shift
 
     rng = np.random.RandomState(0)
     coefficients = draw_multiply_shift(rng, 3)

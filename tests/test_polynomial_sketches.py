@@ -37,9 +37,13 @@ from sklearn_sketch import (
     TensorSRHT,
 )
 from sklearn_sketch.polynomial import _common as polynomial_common
-from sklearn_sketch.polynomial._common import SIGN_HASH_INDEPENDENCE, fwht, hash_down
+from sklearn_sketch.polynomial._common import fwht, hash_down
 from sklearn_sketch.polynomial._maclaurin import previous_smooth_length
-from sklearn_sketch.utils._hashing import draw_polynomial_hashes, polynomial_hash
+from sklearn_sketch.utils._hashing import (
+    SIGN_HASH_INDEPENDENCE,
+    draw_polynomial_hashes,
+    polynomial_hash,
+)
 
 # One constructor per variant; every contract test runs on all of them.
 VARIANTS = {

@@ -17,11 +17,9 @@ from sklearn.preprocessing import Normalizer
 from sklearn.svm import LinearSVC
 
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.polynomial._tensor_sketch import (
+from sklearn_sketch.utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
-)
-from sklearn_sketch.utils._hashing import (
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,

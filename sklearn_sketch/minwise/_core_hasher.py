@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 from .._base import BaseSketch
 from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
-from ..utils._hashing import draw_polynomial_hashes
+from ..utils._hashing import bbit_codes, draw_multiply_shift, draw_polynomial_hashes
 from ..utils._sparse import dense_to_csr, gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
@@ -17,10 +17,8 @@ from ..utils._validation import (
     positive_int,
 )
 from ._positions import (
-    bbit_codes,
     densification_inverse,
     densification_probes,
-    draw_multiply_shift,
     minwise_positions,
     nnz_chunks,
     oph_key_table,

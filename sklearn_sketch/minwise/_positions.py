@@ -11,23 +11,16 @@ under a random order of the coordinates:
 
 Hash family
 -----------
-A coordinate ``i`` is first mapped by a fixed bijection of 32-bit integers
-(MurmurHash3's finalizer ``fmix32``) to a key, then hashed by the
-multiply-add-shift scheme ``h(i) = ((a * key + b) mod 2**64) >> 32`` with
-``a, b`` uniform 64-bit integers. For distinct 32-bit keys that scheme is
-strongly universal (pairwise independent, Dietzfelbinger 1996), and a fixed
-bijection applied first keeps it so. The bijection matters in practice: a
-linear hash of *consecutive* indices (pixels, term ids) orders them along a
-lattice and its minimum is measurably not min-wise independent (its collision
-rate departs from the resemblance on image pixels); scrambling the keys first
-removes that structure.
+A coordinate ``i`` is ordered by the multiply-add-shift hash of its
+``fmix32`` key, ``((a * fmix32(i) + b) mod 2**64) >> 32`` with ``a, b``
+uniform 64-bit integers (the family and why the keys are scrambled first
+are described, and implemented, in ``utils._hashing``, the home of every
+hash family; this module owns what minwise hashing does with it).
 
 Ties between two coordinates of one row that share the 32-bit hash value are
 broken by the coordinate index (rows are in canonical CSR form, so the
 position order is the index order); the order is then a strict total order on
-coordinates, i.e. a permutation, identical for every row. Coordinates above
-``2**32 - 1`` are folded to 32 bits before mixing, so for more than ``2**32``
-features two coordinates can share a key.
+coordinates, i.e. a permutation, identical for every row.
 
 The state of a scheme is a few integers per hash, whatever the number of
 features.
@@ -38,11 +31,15 @@ import sys
 
 import numpy as np
 
-from ..utils._hashing import hash_to_buckets, polynomial_hash
+from ..utils._hashing import (
+    fmix32,
+    hash_to_buckets,
+    multiply_add_shift_high,
+    polynomial_hash,
+)
 from ..utils._sparse import gather
 
 _LOW32 = np.uint64(0xFFFFFFFF)
-_HIGH32 = np.uint64(0xFFFFFFFF00000000)
 _U32 = np.uint64(32)
 _EMPTY = np.iinfo(np.uint64).max
 
@@ -57,57 +54,6 @@ DENSE_EMPTY_FRACTION = 0.02
 # Densification works from the filled bins of a row (rather than by steps over
 # all its bins) when fewer than this fraction of its bins are filled.
 SPARSE_FILL_FRACTION = 0.15
-
-
-def fmix32(keys):
-    """MurmurHash3's 32-bit finalizer, a bijection of ``[0, 2**32)``.
-
-    Parameters
-    ----------
-    keys : ndarray of non-negative integers
-
-    Returns
-    -------
-    mixed : ndarray of uint64, values below ``2**32``
-    """
-    return _fmix32_u32(keys).astype(np.uint64)
-
-
-def _fmix32_u32(keys):
-    """:func:`fmix32` in uint32 arithmetic (wrapping products), as uint32."""
-    keys = np.asarray(keys)
-    if keys.dtype.itemsize > 4:
-        # Fold keys above 32 bits (only for more than 2**32 features).
-        wide = keys.astype(np.uint64)
-        h = ((wide & _LOW32) ^ (wide >> _U32)).astype(np.uint32)
-    else:
-        h = keys.astype(np.uint32)
-    h ^= h >> np.uint32(16)
-    h *= np.uint32(0x85EBCA6B)
-    h ^= h >> np.uint32(13)
-    h *= np.uint32(0xC2B2AE35)
-    h ^= h >> np.uint32(16)
-    return h
-
-
-def draw_multiply_shift(random_state, n_hashes):
-    """Draw ``n_hashes`` multiply-add-shift hashes: uniform 64-bit ``(a, b)``.
-
-    Returns
-    -------
-    coefficients : ndarray of shape (n_hashes, 2), dtype uint64
-    """
-    halves = random_state.randint(0, 2**32, size=(n_hashes, 2, 2), dtype=np.int64)
-    halves = halves.astype(np.uint64)
-    return (halves[..., 0] << _U32) | halves[..., 1]
-
-
-def _sort_keys(hash_coefficients, mixed_keys):
-    """High 32 bits of ``a * key + b`` (the hash value), low 32 bits zero."""
-    keys = mixed_keys * hash_coefficients[0]
-    keys += hash_coefficients[1]
-    keys &= _HIGH32
-    return keys
 
 
 def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
@@ -160,10 +106,7 @@ def minwise_positions(indices, indptr, hash_coefficients):
     # runs over blocks of about MAX_CHUNK_NNZ values rather than every hash.
     block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
     for first in range(0, n_hashes, block):
-        coefficients = hash_coefficients[first : first + block]
-        keys = mixed * coefficients[:, :1]
-        keys += coefficients[:, 1:]
-        keys &= _HIGH32
+        keys = multiply_add_shift_high(hash_coefficients[first : first + block], mixed)
         if use_table:
             keys = keys[:, inverse]
         # (hash value, position) packed in one uint64: the minimum gives the
@@ -250,7 +193,7 @@ def oph_key_table(hash_coefficients, n_features):
     features: the entries then gather their key (one pass instead of the ten
     of the hash).
     """
-    return _sort_keys(hash_coefficients, fmix32(np.arange(n_features)))
+    return multiply_add_shift_high(hash_coefficients, fmix32(np.arange(n_features)))
 
 
 def oph_sort_keys(hash_coefficients, indices, table=None):
@@ -272,7 +215,7 @@ def oph_sort_keys(hash_coefficients, indices, table=None):
     """
     if table is not None:
         return gather(table, indices)
-    return _sort_keys(hash_coefficients, fmix32(indices))
+    return multiply_add_shift_high(hash_coefficients, fmix32(indices))
 
 
 def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None, inverse=None):
@@ -461,20 +404,43 @@ def _densify(filled, probes, inverse=None):
     steps = _dense_steps(n_filled, n_bins, n_attempts)
     active = np.maximum.accumulate(steps[::-1])[::-1]
     # The columns are sorted by row length, so the sparsely filled ones come
-    # first: they take their steps from their filled bins (below), the
-    # others by whole-table steps.
+    # first: they take their steps from their filled bins, the others by
+    # whole-table steps.
     sparse = n_filled < SPARSE_FILL_FRACTION * n_bins
     n_sparse = n_rows if sparse.all() else int(np.argmin(sparse))
     dense_steps = int(active[n_sparse]) if n_sparse < n_rows else 0
-    # Whole-table steps, on the columns that are worth them (a prefix of the
-    # dense ones; a longer row that still needs work extends the prefix). A
-    # step is one gather of the probed table rows and one maximum, thanks to
-    # an encoding of each table entry as (priority, source bin): the bins
-    # filled from the start have the top priority, a bin settled at step t
-    # the priority top - 1 - t, and an empty bin is 0, so the maximum keeps
-    # the earliest hit. Candidates are the encoded filled bins minus (t + 1)
-    # priority units; an empty candidate goes negative and never wins.
-    # int16 entries when the priorities fit (k = 256: up to 126 steps).
+    table = _whole_table_steps(filled, probes, active, n_sparse, dense_steps)
+    bin_bits = max(1, (n_bins - 1).bit_length())
+    if n_sparse:
+        if inverse is None:
+            inverse = invert_probes(probes)
+        _filled_bin_steps(table, filled, active, n_sparse, inverse, bin_bits)
+    table_flat = table.ravel()
+    pending = np.flatnonzero(table_flat == 0)
+    table_flat &= table.dtype.type((1 << bin_bits) - 1)  # the source bins
+    _probe_pending_bins(table_flat, pending, filled, probes, active)
+    return table
+
+
+def _whole_table_steps(filled, probes, active, n_sparse, dense_steps):
+    """The first ``dense_steps`` densification steps, by whole-table steps.
+
+    Applied to the columns that are worth them (a prefix of the dense ones,
+    from ``n_sparse`` on; a longer row that still needs work extends the
+    prefix). A step is one gather of the probed table rows and one maximum,
+    thanks to an encoding of each table entry as (priority, source bin): the
+    bins filled from the start have the top priority, a bin settled at step
+    t the priority top - 1 - t, and an empty bin is 0, so the maximum keeps
+    the earliest hit. Candidates are the encoded filled bins minus (t + 1)
+    priority units; an empty candidate goes negative and never wins.
+
+    Returns
+    -------
+    table : ndarray of int16 or int32, shape (n_bins, n_rows)
+        ``priority << bin_bits | source``; int16 when the priorities fit
+        (k = 256: up to 126 steps).
+    """
+    n_bins = filled.shape[0]
     bin_bits = max(1, (n_bins - 1).bit_length())
     dtype = np.int16 if dense_steps <= 2 ** (15 - bin_bits) - 2 else np.int32
     top = dense_steps + 1
@@ -489,28 +455,47 @@ def _densify(filled, probes, inverse=None):
         candidates -= dtype((attempt + 1) << bin_bits)
         columns = table[:, n_sparse:width]
         np.maximum(columns, candidates, out=columns)
-    if n_sparse:
-        # A whole-table step costs a pass over all k bins of a column, most
-        # of them already settled, and a column of fill p needs about 4 / p
-        # steps (k = 4096 on 20 Newsgroups: 400k entries per row). Working
-        # from the filled bins instead costs p k entries per step, about
-        # 5 k in all whatever p is: for every filled bin f and attempt t,
-        # the bins whose probe at t is f (one on average; the inverse lists
-        # of the probes) take the earliest such t, by a minimum over the
-        # (t, f) codes. Settled bins get priority 1, above empty ones.
-        if inverse is None:
-            inverse = invert_probes(probes)
-        hits = _sparse_first_hits(filled[:, :n_sparse], active[:n_sparse], inverse)
-        settled = hits >= 0
-        hits &= (1 << bin_bits) - 1
-        hits += 1 << bin_bits
-        np.copyto(table[:, :n_sparse], hits, where=settled, casting="unsafe")
-    table_flat = table.ravel()
-    pending = np.flatnonzero(table_flat == 0)
-    table_flat &= dtype((1 << bin_bits) - 1)  # the source bins
-    # ... then the same sequence continues on the list of the bins left,
-    # each from the attempt its column reached, several probes at a time
-    # (twice as many at each round, for the bins that keep missing).
+    return table
+
+
+def _filled_bin_steps(table, filled, active, n_sparse, inverse, bin_bits):
+    """The steps of the first ``n_sparse`` columns, from their filled bins.
+
+    A whole-table step costs a pass over all k bins of a column, most of
+    them already settled, and a column of fill p needs about 4 / p steps
+    (k = 4096 on 20 Newsgroups: 400k entries per row). Working from the
+    filled bins instead costs p k entries per step, about 5 k in all
+    whatever p is: for every filled bin f and attempt t, the bins whose
+    probe at t is f (one on average; the inverse lists of the probes) take
+    the earliest such t, by a minimum over the (t, f) codes. Settled bins
+    get priority 1 in ``table`` (modified in place), above empty ones.
+    """
+    hits = _sparse_first_hits(filled[:, :n_sparse], active[:n_sparse], inverse)
+    settled = hits >= 0
+    hits &= (1 << bin_bits) - 1
+    hits += 1 << bin_bits
+    np.copyto(table[:, :n_sparse], hits, where=settled, casting="unsafe")
+
+
+def _probe_pending_bins(table_flat, pending, filled, probes, active):
+    """Settle the bins still empty after the steps, in ``table_flat`` (in place).
+
+    The same probe sequence continues on the list of the bins left, each
+    from the attempt its column reached, several probes at a time (twice as
+    many at each round, for the bins that keep missing); a bin whose probes
+    all miss takes the next filled bin after it (:func:`_next_filled_bins`).
+
+    Parameters
+    ----------
+    table_flat : ndarray of shape (n_bins * n_rows,)
+        The source bins, bin-major.
+    pending : ndarray of int
+        Flat indices of the bins left.
+    filled, probes, active
+        As in :func:`_densify`.
+    """
+    n_attempts = probes.shape[1]
+    n_rows = filled.shape[1]
     filled_flat = filled.ravel()
     if filled_flat.size < 2**31:
         pending = pending.astype(np.int32)  # halves the traffic of the loop
@@ -546,75 +531,4 @@ def _densify(filled, probes, inverse=None):
         pending, pending_bins = pending[retry], pending_bins[retry]
         pending_rows, next_attempt = pending_rows[retry], next_attempt[retry]
         n_probes *= 2
-    return table
 
-
-def bbit_codes(
-    hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None, n_keys=None
-):
-    """b-bit code of each location, hash ``j`` for column ``j``.
-
-    Multiply-add-shift ``((a_j * key + b_j) mod 2**w) >> (w - b)`` is
-    strongly universal for keys below ``2**u`` when ``w >= u + b - 1``
-    (Dietzfelbinger 1996): two different locations get the same code with
-    probability exactly ``2**-b``. ``w = 64`` serves any 32-bit key; when
-    the keys are known to be small enough, ``w = 32`` with the low halves of
-    ``a_j, b_j`` (uniform too) does, in half the memory traffic.
-
-    Parameters
-    ----------
-    hash_coefficients : ndarray of shape (k, 2), dtype uint64
-    locations : ndarray of shape (n_rows, k) of non-negative integers
-    b_bits : int, 1 to 32
-    dtype : integer dtype, default=np.int64
-        Of the codes (ignored when ``out`` is given).
-    out : ndarray of shape (n_rows, k), default=None
-        Where to write the codes.
-    offsets : ndarray of shape (k,), dtype uint64, default=None
-        Added to the codes of column ``j`` (the start of block ``j``).
-    n_keys : int, default=None
-        An upper bound on the locations (exclusive), if known.
-
-    Returns
-    -------
-    codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)`` plus offsets
-    """
-    locations = np.asarray(locations)
-    if out is None:
-        out = np.empty(locations.shape, dtype=dtype)
-    key_bits = 64 if n_keys is None else max(1, int(n_keys - 1).bit_length())
-    if key_bits + b_bits - 1 <= 32:
-        low_coefficients = (hash_coefficients & _LOW32).astype(np.uint32)
-        keys = np.multiply(
-            locations, low_coefficients[:, 0], dtype=np.uint32, casting="unsafe"
-        )
-        keys += low_coefficients[:, 1]
-        keys >>= np.uint32(32 - b_bits)
-        if offsets is None:
-            np.copyto(out, keys, casting="unsafe")
-        elif out.dtype.itemsize == 4:
-            # The codes plus offsets fit a 32-bit output (its caller sized it).
-            np.add(keys, offsets.astype(np.uint32), out=out.view(np.uint32))
-        else:
-            np.add(keys, offsets, out=out, casting="unsafe")
-        return out
-    if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
-        locations = fmix32(locations)  # fold locations beyond 32 bits
-    # The product in uint64, cast on the fly (non-negative locations).
-    keys = np.multiply(locations, hash_coefficients[:, 0], dtype=np.uint64, casting="unsafe")
-    keys += hash_coefficients[:, 1]
-    keys >>= np.uint64(64 - b_bits)
-    if out.dtype.itemsize == 4:
-        # The codes plus offsets fit a 32-bit output (its caller sized it):
-        # add the offsets to the low halves of the keys straight into it,
-        # one pass where adding in 64 bits and then casting takes two.
-        low = keys.view(np.uint32)[..., 0 if sys.byteorder == "little" else 1 :: 2]
-        if offsets is None:
-            np.copyto(out.view(np.uint32), low)
-        else:
-            np.add(low, offsets.astype(np.uint32), out=out.view(np.uint32))
-        return out
-    if offsets is not None:
-        keys += offsets
-    np.copyto(out, keys, casting="unsafe")
-    return out

@@ -6,8 +6,16 @@ kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
 what they have in common: the parameters and their constraints, the size
 and overflow checks, the dense augmented chunk, the
-hash-down of wide input, the fast Walsh-Hadamard transform and the sampled
-Hadamard coordinates.
+hash-down of wide input, the fast Walsh-Hadamard transform, the sampled
+Hadamard coordinates and the random signs of Hadamard blocks.
+
+The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
+independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
+``BUCKET_HASH_INDEPENDENCE``) are defined in ``utils._hashing``, the home of
+every hash family. What stays here are applications of that family to these
+sketches: the Count Sketch hash-down (:func:`draw_hash_down`,
+:func:`hash_down`) and :func:`block_signs`, which keys a polynomial hash by
+(block, coordinate) and maps it to real or complex unit signs.
 """
 
 import functools
@@ -20,6 +28,8 @@ import scipy.sparse as sp
 from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation
 from ..utils._hashing import (
+    BUCKET_HASH_INDEPENDENCE,
+    SIGN_HASH_INDEPENDENCE,
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
@@ -31,15 +41,6 @@ from ..utils._validation import (
     StrictInterval,
     positive_int,
 )
-
-# Every product estimator below is quadratic in the random signs of each
-# degree, so the second moment of a kernel estimate involves at most four
-# signs per degree: 4-wise independent signs give exactly the variance of
-# fully independent ones.
-SIGN_HASH_INDEPENDENCE = 4
-# Count Sketch buckets need only pairwise independence (Pham & Pagh 2013,
-# Lemma 6).
-BUCKET_HASH_INDEPENDENCE = 2
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
     "n_components": [positive_int()],

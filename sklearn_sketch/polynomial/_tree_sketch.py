@@ -7,6 +7,8 @@ from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
 from ..utils._hashing import (
+    BUCKET_HASH_INDEPENDENCE,
+    SIGN_HASH_INDEPENDENCE,
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
@@ -14,8 +16,6 @@ from ..utils._hashing import (
 )
 from ..utils._sparse import dense_to_csr
 from ._common import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     augmented_dense,
     block_coordinates,

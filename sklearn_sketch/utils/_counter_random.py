@@ -30,17 +30,21 @@ and gives identical rows whether the data are transformed whole or in chunks.
 * Count Sketch buckets and signs (:func:`signed_buckets`): sketch ``g`` of
   ``n_groups`` takes SplitMix64 output number ``i * n_groups + g`` for
   feature ``i``; its top bits are the bucket, its lowest bit the sign.
+
+This module owns the matrices: the layout of their entries on counters
+(feature blocks, words per feature, sketch groups) and the conversion of
+random words to Gaussian, Rademacher, bucket and sign entries. SplitMix64
+itself is a hash of counters, a hash family like the package's others, so
+it lives with them in ``utils._hashing`` (:func:`splitmix64`) and is
+imported from there; the Philox bits come from NumPy.
 """
 
 import sys
 
 import numpy as np
 
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_LOW32 = np.uint64(0xFFFFFFFF)
-_U32 = np.uint64(32)
+from ._hashing import splitmix64
+
 _SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
     np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
 ).astype(np.float32)
@@ -48,24 +52,12 @@ _SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
 FEATURE_BLOCK = 256
 
 
-def mix64(z):
-    """SplitMix64's finalizer, a bijection of 64-bit integers (in place)."""
-    z ^= z >> np.uint64(30)
-    z *= _M1
-    z ^= z >> np.uint64(27)
-    z *= _M2
-    z ^= z >> np.uint64(31)
-    return z
-
-
 def _words(seed, features, first_word, n_words, words_per_feature):
     """SplitMix64 outputs for ``features x [first_word, first_word + n_words)``."""
     counters = np.asarray(features, dtype=np.uint64)[:, None] * np.uint64(
         words_per_feature
     ) + np.arange(first_word + 1, first_word + n_words + 1, dtype=np.uint64)
-    counters *= _GOLDEN_GAMMA
-    counters += np.uint64(seed)
-    return mix64(counters)
+    return splitmix64(seed, counters)
 
 
 def gaussian_blocks(seed, blocks, n_columns, dtype):
