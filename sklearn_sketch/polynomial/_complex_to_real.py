@@ -5,12 +5,16 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
-from ..utils._hashing import MERSENNE_PRIME, draw_polynomial_hashes, polynomial_hash
+from ..utils._hashing import (
+    MERSENNE_PRIME,
+    SIGN_HASH_INDEPENDENCE,
+    draw_polynomial_hashes,
+    polynomial_hash,
+)
 from ..utils._sparse import dense_to_csr
 from ._common import (
     _UNIT_IMAG,
     _UNIT_REAL,
-    SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     block_coordinates,
     block_signs,

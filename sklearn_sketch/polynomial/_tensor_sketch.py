@@ -8,6 +8,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._hashing import (
+    BUCKET_HASH_INDEPENDENCE,
+    SIGN_HASH_INDEPENDENCE,
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
@@ -15,9 +17,7 @@ from ..utils._hashing import (
 )
 from ..utils._sparse import dense_to_csr
 from ._common import (
-    BUCKET_HASH_INDEPENDENCE,
     POLYNOMIAL_PARAMETER_CONSTRAINTS,
-    SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     count_sketch_rows,
 )

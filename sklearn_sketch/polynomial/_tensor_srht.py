@@ -3,9 +3,8 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..utils._hashing import draw_polynomial_hashes
+from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
-    SIGN_HASH_INDEPENDENCE,
     _PolynomialSketchBase,
     block_coordinates,
     block_signs,
