@@ -1,36 +1,6 @@
-"""Incremental fitting: ``partial_fit`` bookkeeping and reservoir sampling."""
+"""Incremental fitting: reservoir sampling of ``partial_fit`` batches."""
 
 import numpy as np
-
-from ._validation import validate_features
-
-
-def check_partial_fit_features(estimator, X):
-    """Validate a later ``partial_fit`` batch; False when nothing is fitted yet.
-
-    Parameters
-    ----------
-    estimator : BaseEstimator
-        The estimator whose ``partial_fit`` is called.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The batch.
-
-    Returns
-    -------
-    fitted : bool
-        False when the estimator has not been fitted yet (the caller then
-        fits on this batch). True when it has and ``X`` agrees with it.
-
-    Raises
-    ------
-    ValueError
-        If ``X`` has a different number of features (or different feature
-        names) than the batches seen before, or is not finite.
-    """
-    if not hasattr(estimator, "n_features_in_"):
-        return False
-    validate_features(estimator, X, reset=False)
-    return True
 
 
 def reservoir_update(n_seen, n_reservoir, n_batch, random_state):
