@@ -4,10 +4,12 @@
 approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
 kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
-what they have in common: the parameters and their constraints, the size
-and overflow checks, the dense augmented chunk, the
-hash-down of wide input, the fast Walsh-Hadamard transform, the sampled
-Hadamard coordinates and the random signs of Hadamard blocks.
+the mathematics they have in common: the dense augmented chunk, the Count
+Sketch of CSR rows, the hash-down of wide input, the fast Walsh-Hadamard
+transform, the sampled Hadamard coordinates, the random signs of Hadamard
+blocks, and :class:`PolynomialMap`, the interface of a sketch's random map
+(``_count_sketch``, ``_srht``, ``_tree``). The estimator plumbing is in
+``_base``.
 
 The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
 independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
@@ -20,13 +22,11 @@ sketches: the Count Sketch hash-down (:func:`draw_hash_down`,
 
 import functools
 import itertools
-from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 
-from .._base import BaseSketch, all_finite
-from ..utils._chunking import check_allocation
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -36,20 +36,6 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr, gather
-from ..utils._validation import (
-    N_JOBS_CONSTRAINT,
-    StrictInterval,
-    positive_int,
-)
-
-POLYNOMIAL_PARAMETER_CONSTRAINTS = {
-    "n_components": [positive_int()],
-    "degree": [positive_int()],
-    "gamma": [StrictInterval(Real, 0, None, closed="neither")],
-    "coef0": [StrictInterval(Real, 0, None, closed="left")],
-    "random_state": ["random_state"],
-    "n_jobs": N_JOBS_CONSTRAINT,
-}
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
 _UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
@@ -443,33 +429,39 @@ def complex_to_real(Z, out, scale):
     return out
 
 
-class _PolynomialSketchBase(BaseSketch):
-    """What the polynomial sketches add to the base: parameters, sizes, overflow."""
+class PolynomialMap:
+    """The random map of a polynomial sketch, apart from the estimator plumbing.
 
-    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    A subclass computes its structure from the attributes ``n_components``,
+    ``degree``, ``gamma``, ``coef0`` and ``n_features_in_`` (``_layout``),
+    states the bytes of what it draws (``_state_bytes``), draws it
+    (``_draw``) and transforms chunks (``_bytes_per_row``,
+    ``_prepare_transform``, ``_transform_chunk``). The estimator of the
+    same name mixes the map with the estimator base; MaclaurinSketch holds
+    bare maps, one per degree of its expansion (:meth:`drawn`).
+    """
 
-    def _check_size(self, state_bytes, dtype):
-        """Refuse, before drawing it, a model that could not transform one row here.
+    def _layout(self):
+        """Set the structure attributes that depend on the sizes only."""
 
-        ``state_bytes`` is what ``fit`` draws and ``_prepare_transform``
-        builds; to it come the temporaries of one row and its output row.
-        Raises a MemoryError naming the size (see ``check_allocation``).
+    def _state_bytes(self, dtype):
+        """Bytes of what ``_draw`` and ``_prepare_transform`` allocate."""
+        return 0
+
+    @classmethod
+    def drawn(cls, n_components, degree, n_features, random_state, **params):
+        """A map drawn for ``n_features`` inputs, outside any estimator.
+
+        ``params`` sets ``gamma`` and ``coef0`` (default 1 and 0, the
+        homogeneous kernel ``<x, y> ** degree``) and the options of the map.
+        The draws are those of the estimator fitted with the same
+        parameters and ``random_state``.
         """
-        itemsize = np.dtype(dtype).itemsize
-        row_bytes = self._bytes_per_row(dtype) + self.n_components * itemsize
-        check_allocation(
-            state_bytes + row_bytes,
-            f"{type(self).__name__} with n_components={self.n_components} and "
-            f"degree={self.degree} (its random state and the transform of one row)",
+        sketch = cls.__new__(cls)
+        vars(sketch).update(
+            {"gamma": 1.0, "coef0": 0.0, **params},
+            n_components=n_components, degree=degree, n_features_in_=n_features,
         )
-
-    def _check_chunk(self, X_chunk, out):
-        # With assume_finite=True the input was not checked: a NaN or an
-        # infinity that came in goes out as it is, and is no overflow.
-        if not np.isfinite(out).all() and all_finite(X_chunk):
-            raise ValueError(
-                f"{type(self).__name__} overflowed {out.dtype.name}: the "
-                f"input values raised to degree={self.degree} exceed the range "
-                "of the dtype. Scale the input down (for example with "
-                "sklearn.preprocessing.Normalizer) or use float64."
-            )
+        sketch._layout()
+        sketch._draw(check_random_state(random_state))
+        return sketch

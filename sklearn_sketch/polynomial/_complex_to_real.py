@@ -12,10 +12,10 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
+from ._base import _PolynomialSketchBase
 from ._common import (
     _UNIT_IMAG,
     _UNIT_REAL,
-    _PolynomialSketchBase,
     block_coordinates,
     block_signs,
     complex_dtype,

@@ -21,23 +21,22 @@ from sklearn.utils import check_random_state
 from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
 from ..utils._sparse import dense_to_csr
+from ._base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._common import (
-    POLYNOMIAL_PARAMETER_CONSTRAINTS,
-    _PolynomialSketchBase,
     next_power_of_two,
     srht_width,
 )
-from ._tensor_sketch import TensorSketch
-from ._tensor_srht import TensorSRHT
-from ._tree_sketch import PolynomialTreeSketch
+from ._count_sketch import CountSketchMap
+from ._srht import SRHTMap
+from ._tree import TreeMap
 
 # Rows of the training data whose pairs estimate each degree's variance.
 N_ALLOCATION_ROWS = 256
 
 _BASES = {
-    "tree": PolynomialTreeSketch,
-    "tensorsketch": TensorSketch,
-    "tensorsrht": TensorSRHT,
+    "tree": (TreeMap, dict(base="tensorsketch", buckets="permutation")),
+    "tensorsketch": (CountSketchMap, {}),
+    "tensorsrht": (SRHTMap, {}),
 }
 # Bases whose transform is a real FFT of the sketch size.
 _FFT_BASES = ("tree", "tensorsketch")
@@ -192,12 +191,21 @@ class MaclaurinSketch(_PolynomialSketchBase):
     linear_exact_ : bool
         Whether the degree-1 block is ``x`` itself.
 
-    sketches_ : list of estimator or None
-        The fitted sketch of each degree (``None`` for the constant, an exact
-        linear term and absent terms). None when not ``expanded_``.
+    block_seeds_ : ndarray of shape (degree + 1,)
+        The ``random_state`` each sketch was drawn with.
 
-    padded_sketch_ : estimator or None
-        The ``base`` sketch of the whole kernel, when not ``expanded_``.
+    sketches_ : list or None
+        The random map of each degree: the fitted state of the ``base``
+        estimator (:class:`PolynomialTreeSketch`, :class:`TensorSketch` or
+        :class:`TensorSRHT`) with ``n_components=allocation_[i]``,
+        ``degree=i``, ``coef0=0`` and ``random_state=block_seeds_[i]``, whose
+        fitted attributes it carries. ``None`` for the constant, an exact
+        linear term and absent terms. None when not ``expanded_``.
+
+    padded_sketch_ : object or None
+        The random map of the whole kernel, when not ``expanded_``: that of
+        the ``base`` estimator with this estimator's ``n_components``,
+        ``degree``, ``gamma``, ``coef0`` and ``random_state=block_seeds_[0]``.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -269,6 +277,7 @@ class MaclaurinSketch(_PolynomialSketchBase):
         """Weigh the degrees on X, size their blocks and draw their sketches."""
         random_state = check_random_state(self.random_state)
         seeds = random_state.randint(np.iinfo(np.int32).max, size=self.degree + 1)
+        self.block_seeds_ = seeds
         rows = X
         if X.shape[0] > N_ALLOCATION_ROWS:
             rows = X[np.sort(random_state.choice(X.shape[0], N_ALLOCATION_ROWS, replace=False))]
@@ -277,7 +286,7 @@ class MaclaurinSketch(_PolynomialSketchBase):
         terms = np.flatnonzero(self.coefficients_)
         sketched = [i for i in terms if i >= 1]
         weights = self.coefficients_[sketched] * np.sqrt(variance_proxies(rows, sketched))
-        make = _BASES[self.base]
+        map_class, options = _BASES[self.base]
         budget = self.n_components - (1 if 0 in terms else 0)
         self.expanded_ = budget >= len(sketched)
         self._check_blocks_size(budget, sketched, X.dtype)
@@ -286,10 +295,10 @@ class MaclaurinSketch(_PolynomialSketchBase):
             # out (a biased estimate), so the kernel is sketched whole.
             self.allocation_ = self.sketches_ = None
             self.linear_exact_ = False
-            self.padded_sketch_ = make(
-                n_components=self.n_components, degree=self.degree, gamma=self.gamma,
-                coef0=self.coef0, random_state=int(seeds[0]),
-            ).fit(X[:1])
+            self.padded_sketch_ = map_class.drawn(
+                self.n_components, self.degree, self.n_features_in_, int(seeds[0]),
+                gamma=self.gamma, coef0=self.coef0, **options,
+            )
             self._n_features_out = self.n_components
             return self
         self.padded_sketch_ = None
@@ -315,10 +324,9 @@ class MaclaurinSketch(_PolynomialSketchBase):
 
         self.sketches_ = [None] * (self.degree + 1)
         for i in sketched:
-            self.sketches_[i] = make(
-                n_components=int(self.allocation_[i]), degree=int(i), gamma=1.0,
-                coef0=0.0, random_state=int(seeds[i]),
-            ).fit(X[:1])
+            self.sketches_[i] = map_class.drawn(
+                int(self.allocation_[i]), int(i), self.n_features_in_, int(seeds[i]), **options
+            )
         self._n_features_out = self.n_components
         return self
 

@@ -1,29 +1,10 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
-import threading
-
-import numpy as np
-import scipy.fft
-import scipy.sparse as sp
-from sklearn.utils import check_random_state
-
-from ..utils._hashing import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
-    draw_polynomial_hashes,
-    hash_to_buckets,
-    hash_to_signs,
-    polynomial_hash,
-)
-from ..utils._sparse import dense_to_csr
-from ._common import (
-    POLYNOMIAL_PARAMETER_CONSTRAINTS,
-    _PolynomialSketchBase,
-    count_sketch_rows,
-)
+from ._base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
+from ._count_sketch import CountSketchMap
 
 
-class TensorSketch(_PolynomialSketchBase):
+class TensorSketch(CountSketchMap, _PolynomialSketchBase):
     """Polynomial kernel approximation by Tensor Sketch.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -130,92 +111,3 @@ class TensorSketch(_PolynomialSketchBase):
         self.coef0 = coef0
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def _fit(self, X):
-        """Draw the hash functions; only the number of features is read from X."""
-        self._check_size(0, X.dtype)
-        random_state = check_random_state(self.random_state)
-        self.bucket_hashes_ = draw_polynomial_hashes(
-            random_state, self.degree, BUCKET_HASH_INDEPENDENCE
-        )
-        self.sign_hashes_ = draw_polynomial_hashes(
-            random_state, self.degree, SIGN_HASH_INDEPENDENCE
-        )
-        self._n_features_out = self.n_components
-        return self
-
-    def _bytes_per_row(self, dtype):
-        # Per row: the count sketch, two spectra of n_components // 2 + 1
-        # complex values and the inverse transform.
-        return 4 * self.n_components * np.dtype(dtype).itemsize
-
-    def _prepare_transform(self, X):
-        dtype, n_features = X.dtype, self.n_features_in_
-        # The signs carry the factor sqrt(gamma), so that sketching
-        # sqrt(gamma) x costs nothing more than sketching x.
-        scale = np.sqrt(self.gamma)
-        # The hashes of every feature are computed once per call unless the
-        # input is sparse with fewer stored entries than features; then each
-        # chunk hashes only the feature indices it contains.
-        feature_hashes = None
-        if not sp.issparse(X) or X.nnz >= n_features:
-            feature_hashes = self._feature_hashes(np.arange(n_features), dtype, scale)
-        # The constant coordinate sqrt(coef0) is feature number n_features.
-        constant_hashes = self._feature_hashes(
-            np.array([n_features]), dtype, np.sqrt(self.coef0)
-        )
-        # Count sketches are built in a scratch buffer reused across degrees
-        # and chunks: it stays in cache, and each output row is written once.
-        # One buffer per thread when chunks run in parallel (n_jobs).
-        return dict(
-            scale=scale,
-            feature_hashes=feature_hashes,
-            constant_hashes=constant_hashes,
-            scratch=threading.local(),
-        )
-
-    def _transform_chunk(self, X_chunk, out, state):
-        if not sp.issparse(X_chunk):
-            # A dense chunk goes through the sparse path too: scattering its
-            # nonzeros into the buckets row by row beats a dense-sparse
-            # product, whose output is written column-wise.
-            X_chunk = dense_to_csr(X_chunk)
-        if state["feature_hashes"] is not None:
-            (buckets, signs), features = state["feature_hashes"], X_chunk.indices
-        else:
-            keys, features = np.unique(X_chunk.indices, return_inverse=True)
-            buckets, signs = self._feature_hashes(keys, out.dtype, state["scale"])
-        constant_buckets, constant_signs = state["constant_hashes"]
-        buffer = getattr(state["scratch"], "buffer", None)
-        if buffer is None or buffer.shape[0] < out.shape[0]:
-            buffer = state["scratch"].buffer = np.empty_like(out)
-        sketch = buffer[: out.shape[0]]
-        spectrum = None
-        for j in range(self.degree):
-            count_sketch_rows(X_chunk, buckets[j], signs[j], features, sketch)
-            if self.coef0:
-                sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
-            if spectrum is None:
-                spectrum = scipy.fft.rfft(sketch, axis=1)
-            else:
-                spectrum *= scipy.fft.rfft(sketch, axis=1)
-        # A row's sketch is the same bits in any chunk (scatter and FFT work
-        # row by row), which the base class relies on to split chunks.
-        out[...] = scipy.fft.irfft(spectrum, n=self.n_components, axis=1, overwrite_x=True)
-
-    def _feature_hashes(self, features, dtype, scale=1.0):
-        """Buckets and signs (times ``scale``) of feature indices, every degree.
-
-        Returns
-        -------
-        buckets : ndarray of shape (degree, n_keys), dtype intp
-        signs : ndarray of shape (degree, n_keys), dtype ``dtype``
-        """
-        buckets = np.empty((self.degree, features.size), dtype=np.intp)
-        signs = np.empty((self.degree, features.size), dtype=dtype)
-        for j in range(self.degree):
-            bucket_values = polynomial_hash(self.bucket_hashes_[j], features)
-            sign_values = polynomial_hash(self.sign_hashes_[j], features)
-            buckets[j] = hash_to_buckets(bucket_values, self.n_components)
-            signs[j] = hash_to_signs(sign_values, dtype) * scale
-        return buckets, signs

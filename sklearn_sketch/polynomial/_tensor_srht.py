@@ -1,22 +1,10 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
-import numpy as np
-from sklearn.utils import check_random_state
-
-from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
-from ._common import (
-    _PolynomialSketchBase,
-    block_coordinates,
-    block_signs,
-    draw_hash_down,
-    fwht,
-    n_augmented_features,
-    srht_inputs,
-    srht_width,
-)
+from ._base import _PolynomialSketchBase
+from ._srht import SRHTMap
 
 
-class TensorSRHT(_PolynomialSketchBase):
+class TensorSRHT(SRHTMap, _PolynomialSketchBase):
     """Polynomial kernel approximation by TensorSRHT.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -129,70 +117,3 @@ class TensorSRHT(_PolynomialSketchBase):
         self.coef0 = coef0
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def _fit(self, X):
-        """Draw the signs and coordinates; only the number of features is read."""
-        self.hadamard_size_, hashed = srht_width(
-            n_augmented_features(self.n_features_in_, self.coef0), self.n_components
-        )
-        self.hash_down_ = None
-        # Coordinates and their sampling temporaries, block signs and the
-        # temporaries of hashing them.
-        n_total = self._n_blocks() * self.hadamard_size_
-        itemsize = X.dtype.itemsize
-        self._check_size(
-            16 * self.degree * self.n_components + (48 + self.degree * itemsize) * n_total,
-            X.dtype,
-        )
-        random_state = check_random_state(self.random_state)
-        self.sign_hashes_ = draw_polynomial_hashes(
-            random_state, self.degree, SIGN_HASH_INDEPENDENCE
-        )
-        self.coordinates_ = np.stack(
-            [
-                block_coordinates(random_state, self.n_components, self.hadamard_size_)
-                for _ in range(self.degree)
-            ]
-        )
-        if hashed:
-            self.hash_down_ = draw_hash_down(random_state, self.degree)
-        self._n_features_out = self.n_components
-        return self
-
-    def _n_blocks(self):
-        return -(-self.n_components // self.hadamard_size_)
-
-    def _bytes_per_row(self, dtype):
-        # The augmented row, one degree's transformed blocks and the product.
-        d, n_blocks = self.hadamard_size_, self._n_blocks()
-        return (d * (n_blocks + 1) + 2 * self.n_components) * np.dtype(dtype).itemsize
-
-    def _prepare_transform(self, X):
-        dtype = X.dtype
-        n_keys = self.hadamard_size_  # a hashed-down input fills its width
-        if self.hash_down_ is None:
-            n_keys = n_augmented_features(self.n_features_in_, self.coef0)
-        return [
-            block_signs(
-                self.sign_hashes_[j], self._n_blocks(), self.hadamard_size_, n_keys, dtype
-            )
-            for j in range(self.degree)
-        ]
-
-    def _transform_chunk(self, X_chunk, out, signs):
-        dtype = out.dtype
-        n_rows = X_chunk.shape[0]
-        inputs = srht_inputs(
-            X_chunk, self.gamma, self.coef0, self.hadamard_size_, self.hash_down_,
-            self.degree, dtype,
-        )
-        for j, U in enumerate(inputs):
-            # Every block of this degree at once: (rows, blocks, d).
-            blocks = fwht(U[:, None, :] * signs[j])
-            sampled = blocks.reshape(n_rows, -1)[:, self.coordinates_[j]]
-            if j == 0:
-                out[...] = sampled
-            else:
-                out *= sampled
-        out *= dtype.type(1.0 / np.sqrt(self.n_components))
-        return out
