@@ -141,8 +141,8 @@ def _run_in_threads(function, chunks, n_jobs):
 
     While the threads run, BLAS is limited to one thread each: a BLAS that
     already spreads one product over every core would otherwise run
-    ``n_jobs`` times as many threads as cores (KernelJL's transform was 1.5x
-    slower with two jobs than with one).
+    ``n_jobs`` times as many threads as cores, and two jobs would be slower
+    than one.
     """
     if n_jobs == 1 or len(chunks) <= 1:
         return [function(rows) for rows in chunks]

@@ -7,8 +7,8 @@ import scipy.sparse as sp
 def dense_to_csr(X):
     """The nonzeros of a dense 2-D array as a CSR matrix (canonical format).
 
-    About twice as fast as ``scipy.sparse.csr_matrix(X)`` on row chunks: a
-    single pass finds the nonzeros in row-major order, which is already CSR
+    Hand-written because it measured faster than ``scipy.sparse.csr_matrix(X)``
+    on row chunks: a single pass finds the nonzeros in row-major order, which is already CSR
     order, so the row pointers follow from one binary search.
 
     Parameters
@@ -35,9 +35,8 @@ def dense_to_csr(X):
 def gather(values, indices, out=None):
     """``values.take(indices)`` (flat), with the indices converted to intp first.
 
-    NumPy's ``take`` converts narrower indices one element at a time, about
-    three times slower than one conversion pass followed by the gather
-    (NumPy 2.x, 1.8M int32 indices: 5.7 ms against 0.8 + 1.9 ms). With
+    NumPy's ``take`` converts narrower indices one element at a time, which
+    measured slower than one conversion pass followed by the gather. With
     ``out``, the indices are known to be in range (they come from the data
     structure itself), and ``mode="clip"`` lets NumPy write straight to
     ``out`` instead of through a temporary.
