@@ -180,7 +180,9 @@ def _download(pooch, dataset, key, folder):
     )
     partial = target.with_name(target.name + ".part")
     try:
-        pooch.HTTPDownloader(progressbar=False, timeout=60)(remote.url, str(partial), None)
+        pooch.HTTPDownloader(progressbar=False, timeout=60)(
+            remote.url, str(partial), None
+        )
     except OSError as exc:  # requests' errors are OSErrors too
         raise OSError(f"Downloading {remote.url} for {dataset} failed: {exc}") from exc
     # Checked before the file gets its name, so that no caller can read it
@@ -217,7 +219,9 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
         if folder is not None and all((folder / f).is_file() for f in files):
             return folder
     if not download_if_missing:
-        looked = f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) and data_home ({home})"
+        looked = (
+            f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) and data_home ({home})"
+        )
         raise DataNotFoundError(
             f"The {dataset} data set ({', '.join(files)}) is in neither "
             f"{looked}, and download_if_missing=False."
@@ -225,7 +229,9 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
     pooch = _import_pooch(dataset)
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".download-", dir=home) as workdir:
-        finished = build(lambda key: _download(pooch, dataset, key, workdir), Path(workdir))
+        finished = build(
+            lambda key: _download(pooch, dataset, key, workdir), Path(workdir)
+        )
         for relative, path in finished.items():
             (home / relative).parent.mkdir(parents=True, exist_ok=True)
             os.replace(path, home / relative)

@@ -87,15 +87,23 @@ def fetch_mnist(
     """
     _check_option("subset", subset, _SUBSETS)
     prefix = {"train": "train", "test": "t10k"}[subset]
-    files = [f"mnist/{prefix}-images-idx3-ubyte.gz", f"mnist/{prefix}-labels-idx1-ubyte.gz"]
+    files = [
+        f"mnist/{prefix}-images-idx3-ubyte.gz",
+        f"mnist/{prefix}-labels-idx1-ubyte.gz",
+    ]
     home = fetch_files(
-        "MNIST", files, _move_as_is(*files),
-        data_home=data_home, download_if_missing=download_if_missing,
+        "MNIST",
+        files,
+        _move_as_is(*files),
+        data_home=data_home,
+        download_if_missing=download_if_missing,
     )
     images = _readers.read_idx(home / files[0])
     labels = _readers.read_idx(home / files[1])
     if images.ndim != 3 or labels.shape != images.shape[:1]:
-        raise ValueError(f"MNIST files in {home} disagree: {images.shape}, {labels.shape}")
+        raise ValueError(
+            f"MNIST files in {home} disagree: {images.shape}, {labels.shape}"
+        )
     X = images.reshape(len(images), -1).astype(np.float32) / np.float32(255)
     descr = f"MNIST {subset} images, 784 pixels in [0, 1], labels 0..9."
     return _bunch(X, labels.copy(), return_X_y, descr, images=images)
@@ -170,10 +178,16 @@ def fetch_a9a(
     (16281, 123)
     """
     _check_option("subset", subset, _SUBSETS)
-    build = _libsvm_bundle(("a9a/a9a", "a9a/a9a.t"), "a9a/a9a.npz", 123, np.float32,
-                           label_dtype=np.int8)
-    home = fetch_files("a9a", ["a9a/a9a.npz"], build,
-                       data_home=data_home, download_if_missing=download_if_missing)
+    build = _libsvm_bundle(
+        ("a9a/a9a", "a9a/a9a.t"), "a9a/a9a.npz", 123, np.float32, label_dtype=np.int8
+    )
+    home = fetch_files(
+        "a9a",
+        ["a9a/a9a.npz"],
+        build,
+        data_home=data_home,
+        download_if_missing=download_if_missing,
+    )
     X, y = _readers.load_csr_bundle(home / "a9a/a9a.npz", subset)
     return _bunch(X, y, return_X_y, f"LIBSVM a9a {subset} rows, 123 binary features.")
 
@@ -258,11 +272,20 @@ def fetch_sector(
     else:
         filename = "sector/sector_tfidf.npz"
         build = _libsvm_bundle(
-            ("sector/sector.scale.bz2", "sector/sector.t.scale.bz2"), filename,
-            55197, np.float32, shift_labels=-1, label_dtype=np.uint8,
+            ("sector/sector.scale.bz2", "sector/sector.t.scale.bz2"),
+            filename,
+            55197,
+            np.float32,
+            shift_labels=-1,
+            label_dtype=np.uint8,
         )
-    home = fetch_files(f"sector ({values})", [filename], build,
-                       data_home=data_home, download_if_missing=download_if_missing)
+    home = fetch_files(
+        f"sector ({values})",
+        [filename],
+        build,
+        data_home=data_home,
+        download_if_missing=download_if_missing,
+    )
     X, y = _readers.load_csr_bundle(home / filename, subset)
     return _bunch(X, y, return_X_y, f"LIBSVM sector {subset} pages, {values}.")
 
@@ -292,8 +315,13 @@ def _news_counts(download, workdir):
 
 
 def _news_home(data_home, download_if_missing):
-    return fetch_files("20 Newsgroups (counts)", _NEWS_FILES, _news_counts,
-                       data_home=data_home, download_if_missing=download_if_missing)
+    return fetch_files(
+        "20 Newsgroups (counts)",
+        _NEWS_FILES,
+        _news_counts,
+        data_home=data_home,
+        download_if_missing=download_if_missing,
+    )
 
 
 def read_vocabulary(path):
@@ -414,14 +442,21 @@ def fetch_20newsgroups_archive(data_home=None, *, download_if_missing=True):
     >>> with tarfile.open(fetch_20newsgroups_archive()) as archive:  # doctest: +SKIP
     ...     names = archive.getnames()
     """
-    home = fetch_files("20 Newsgroups (archive)", [_NEWS_ARCHIVE], _move_as_is(_NEWS_ARCHIVE),
-                       data_home=data_home, download_if_missing=download_if_missing)
+    home = fetch_files(
+        "20 Newsgroups (archive)",
+        [_NEWS_ARCHIVE],
+        _move_as_is(_NEWS_ARCHIVE),
+        data_home=data_home,
+        download_if_missing=download_if_missing,
+    )
     return home / _NEWS_ARCHIVE
 
 
 def _pendigits(download, workdir):
     pairs = _readers.parse_libsvm(
-        [download("pendigits/pendigits"), download("pendigits/pendigits.t")], 16, np.float64
+        [download("pendigits/pendigits"), download("pendigits/pendigits.t")],
+        16,
+        np.float64,
     )
     arrays = {}
     for split, (X, y) in zip(_SUBSETS, pairs):
@@ -486,8 +521,13 @@ def fetch_pendigits(
     (7494, 16)
     """
     _check_option("subset", subset, _SUBSETS)
-    home = fetch_files("pendigits", ["pendigits/pendigits.npz"], _pendigits,
-                       data_home=data_home, download_if_missing=download_if_missing)
+    home = fetch_files(
+        "pendigits",
+        ["pendigits/pendigits.npz"],
+        _pendigits,
+        data_home=data_home,
+        download_if_missing=download_if_missing,
+    )
     with np.load(home / "pendigits/pendigits.npz") as bundle:
         X, y = bundle[f"X_{subset}"].astype(np.float64), bundle[f"y_{subset}"]
     return _bunch(X, y, return_X_y, f"UCI pendigits {subset} samples, 16 coordinates.")

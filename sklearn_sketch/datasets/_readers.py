@@ -25,10 +25,14 @@ def read_idx(path):
         raise ValueError(f"{path} is not an IDX file of unsigned bytes")
     n_dims = raw[3]
     header = 4 + 4 * n_dims
-    shape = tuple(int(s) for s in np.frombuffer(raw, dtype=">u4", count=n_dims, offset=4))
+    shape = tuple(
+        int(s) for s in np.frombuffer(raw, dtype=">u4", count=n_dims, offset=4)
+    )
     data = np.frombuffer(raw, dtype=_IDX_DTYPES[raw[2]], offset=header)
     if data.size != int(np.prod(shape)):
-        raise ValueError(f"{path}: header says shape {shape}, body has {data.size} values")
+        raise ValueError(
+            f"{path}: header says shape {shape}, body has {data.size} values"
+        )
     return data.reshape(shape)
 
 
@@ -61,7 +65,7 @@ def load_csr_bundle(path, subset):
 
 
 def parse_libsvm(paths, n_features, dtype):
-    """LIBSVM text files (plain, .gz or .bz2) as ``[(X, y), ...]``, explicit zeros dropped."""
+    """LIBSVM text files (plain, .gz, .bz2) as ``[(X, y), ...]``, zeros dropped."""
     loaded = load_svmlight_files(
         [str(p) for p in paths], n_features=n_features, dtype=dtype
     )
