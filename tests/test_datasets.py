@@ -339,7 +339,10 @@ def _news_archive():
 
 
 def test_20newsgroups_counts_follow_countvectorizer_fit_on_train(server, tmp_path):
-    server.serve("20newsgroups/20news-bydate.tar.gz", _news_archive())
+    archive = _news_archive()
+    server.serve("20newsgroups/20news-bydate.tar.gz", archive)
+    assert datasets.fetch_20newsgroups_archive(tmp_path).read_bytes() == archive
+    # The counts are made from the archive cached above: no second request.
     news = datasets.fetch_20newsgroups_counts(tmp_path)
     # Rows in sorted group then file name order ("61" < "7" as strings).
     np.testing.assert_array_equal(
@@ -364,14 +367,7 @@ def test_20newsgroups_counts_follow_countvectorizer_fit_on_train(server, tmp_pat
     # "zebra" is not in the training vocabulary; the empty message has no terms.
     assert X_test[0].sum() == 2 and X_test[1].nnz == 0
     assert list(datasets.load_20newsgroups_vocabulary(tmp_path)) == vocabulary
-    assert datasets.fetch_20newsgroups_archive(
-        tmp_path
-    ).read_bytes() == _news_archive_bytes(server)
     assert len(server.requests) == 1
-
-
-def _news_archive_bytes(server):
-    return server.files["/20newsgroups/20news-bydate.tar.gz"]
 
 
 def test_options_are_checked(no_env, tmp_path):

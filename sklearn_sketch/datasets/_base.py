@@ -11,6 +11,7 @@ fails on the way (network, checksum, conversion), the temporary folder is
 removed, so a failed download leaves nothing behind.
 """
 
+import hashlib
 import logging
 import os
 import tempfile
@@ -25,7 +26,7 @@ DATA_ENV_VARIABLE = "SKLEARN_SKETCH_DATA"
 
 #: A file to download: its URL, the SHA-256 digests accepted for it (more
 #: than one where the host has served several versions of the same data),
-#: and its size in bytes (for messages).
+#: and its size in bytes (for messages only).
 RemoteFile = namedtuple("RemoteFile", ["url", "sha256", "n_bytes"])
 
 _MNIST_URL = "https://ossci-datasets.s3.amazonaws.com/mnist/"
@@ -103,7 +104,7 @@ REMOTE_FILES = {
     "20newsgroups/20news-bydate.tar.gz": RemoteFile(
         _NEWS_URL,
         ("8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610",),
-        14464277,
+        14_000_000,  # "14 MB", as scikit-learn states it
     ),
 }
 
@@ -171,8 +172,9 @@ def _import_pooch(dataset):
     return pooch
 
 
-def _download(pooch, dataset, key, folder):
+def _download(dataset, key, folder):
     """Download ``REMOTE_FILES[key]`` into ``folder``; check its SHA-256."""
+    pooch = _import_pooch(dataset)
     remote = REMOTE_FILES[key]
     target = Path(folder) / Path(key).name
     logger.info(
@@ -187,7 +189,7 @@ def _download(pooch, dataset, key, folder):
         raise OSError(f"Downloading {remote.url} for {dataset} failed: {exc}") from exc
     # Checked before the file gets its name, so that no caller can read it
     # unchecked; the enclosing temporary folder removes it either way.
-    digest = pooch.file_hash(str(partial), alg="sha256")
+    digest = _sha256(partial)
     if digest not in remote.sha256:
         raise OSError(
             f"The file downloaded from {remote.url} for {dataset} has SHA-256 "
@@ -196,6 +198,22 @@ def _download(pooch, dataset, key, folder):
         )
     os.replace(partial, target)
     return target
+
+
+def _cached(home, key):
+    """``home/key`` if an earlier call kept that raw file there, intact."""
+    path = home / key
+    if path.is_file() and _sha256(path) in REMOTE_FILES[key].sha256:
+        return path
+    return None
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def fetch_files(dataset, files, build, *, data_home, download_if_missing):
@@ -208,8 +226,9 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
     files : list of str
         Paths, relative to a data folder, that the caller reads.
     build : callable ``build(download, workdir) -> {relative path: file}``
-        Downloads (through ``download(key)``, which returns the checked file)
-        and converts, writing into ``workdir``; returns the finished files.
+        Downloads (through ``download(key)``, which returns the checked file,
+        or the copy an earlier call kept in ``data_home``) and converts,
+        writing into ``workdir``; returns the finished files.
     data_home, download_if_missing
         As in the fetchers.
     """
@@ -226,11 +245,11 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
             f"The {dataset} data set ({', '.join(files)}) is in neither "
             f"{looked}, and download_if_missing=False."
         )
-    pooch = _import_pooch(dataset)
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".download-", dir=home) as workdir:
         finished = build(
-            lambda key: _download(pooch, dataset, key, workdir), Path(workdir)
+            lambda key: _cached(home, key) or _download(dataset, key, workdir),
+            Path(workdir),
         )
         for relative, path in finished.items():
             (home / relative).parent.mkdir(parents=True, exist_ok=True)

@@ -104,7 +104,8 @@ def fetch_mnist(
         raise ValueError(
             f"MNIST files in {home} disagree: {images.shape}, {labels.shape}"
         )
-    X = images.reshape(len(images), -1).astype(np.float32) / np.float32(255)
+    X = images.reshape(len(images), -1).astype(np.float32)
+    X /= np.float32(255)  # in place: the same values, one array fewer
     descr = f"MNIST {subset} images, 784 pixels in [0, 1], labels 0..9."
     return _bunch(X, labels.copy(), return_X_y, descr, images=images)
 
@@ -350,8 +351,8 @@ def fetch_20newsgroups_counts(
     against the same SHA-256, read (messages decoded as latin-1, as
     scikit-learn does) and counted. ``data_home/20newsgroups/`` then holds the
     archive, ``counts_train.npz``, ``counts_test.npz`` (scipy CSR, int32),
-    ``labels.npz`` and ``vocabulary.txt.gz`` (about 31 MB in all); counting
-    takes about half a minute, once.
+    ``labels.npz`` and ``vocabulary.txt.gz`` (about 21 MB in all); the
+    counting is done once.
 
     Parameters
     ----------
