@@ -64,8 +64,7 @@ def fetch_mnist(
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``data``: ndarray of shape (n_samples, 784), float32 in [0, 1];
-        ``target``: ndarray of shape (n_samples,), uint8; ``images``: the
-        uint8 images, shape (n_samples, 28, 28); ``DESCR``.
+        ``target``: ndarray of shape (n_samples,), uint8; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
     See Also
@@ -107,7 +106,7 @@ def fetch_mnist(
     X = images.reshape(len(images), -1).astype(np.float32)
     X /= np.float32(255)  # in place: the same values, one array fewer
     descr = f"MNIST {subset} images, 784 pixels in [0, 1], labels 0..9."
-    return _bunch(X, labels.copy(), return_X_y, descr, images=images)
+    return _bunch(X, labels.copy(), return_X_y, descr)
 
 
 def _libsvm_bundle(keys, filename, n_features, dtype, shift_labels=0, label_dtype=None):
