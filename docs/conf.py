@@ -48,9 +48,15 @@ suppress_warnings = ["config.cache"]  # sphinx-gallery's callable config cannot 
 
 def _empty_inventory():
     """Path of an empty intersphinx inventory: the offline fallback."""
-    path = Path(tempfile.mkdtemp(prefix="sklearn-sketch-docs-")) / "empty.inv"
+    path = Path(tempfile.gettempdir()) / "sklearn-sketch-docs-empty-objects.inv"
     header = b"# Sphinx inventory version 2\n# Project: none\n# Version: 0\n"
-    path.write_bytes(header + b"# The remainder of this file is compressed using zlib.\n" + zlib.compress(b""))
+    content = header + b"# The remainder of this file is compressed using zlib.\n" + zlib.compress(b"")
+    if not path.is_file() or path.read_bytes() != content:
+        # Written whole, then renamed: concurrent builds never read half a file.
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
+            f.write(content)
+        os.chmod(f.name, 0o644)
+        os.replace(f.name, path)
     return str(path)
 
 
