@@ -1,13 +1,17 @@
 """Sphinx configuration of the sklearn-sketch documentation.
 
 Build locally with ``python -m sphinx -W -b html docs docs/_build/html`` (after
-``pip install ".[docs]"``). The gallery executes only the main example unless
-``SKLEARN_SKETCH_GALLERY=all`` is set; every example runs in the test suite
-in its quick mode anyway.
+``pip install ".[docs]"``). The gallery executes every example in its quick
+mode (``--quick``: small sizes, seconds each), on the real data sets when
+``$SKLEARN_SKETCH_DATA`` points at them and on bundled or synthetic data
+otherwise. ``-D plot_gallery=0`` skips the examples.
 """
 
 import os
+import re
 import sys
+import tempfile
+import zlib
 from pathlib import Path
 
 import sklearn_sketch
@@ -24,6 +28,7 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -31,11 +36,48 @@ extensions = [
 
 templates_path = ["_templates"]
 autosummary_generate = True
-autodoc_default_options = {"members": True}
+# Every public method, the ones inherited from scikit-learn's mixins included
+# (fit_transform, set_output, get_params, ...): see _templates/class.rst.
+autodoc_default_options = {"members": True, "inherited-members": True}
 numpydoc_show_class_members = False
+numpydoc_show_inherited_class_members = False
 numpydoc_class_members_toctree = False
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 suppress_warnings = ["config.cache"]  # sphinx-gallery's callable config cannot be pickled
+
+
+def _empty_inventory():
+    """Path of an empty intersphinx inventory: the offline fallback."""
+    path = Path(tempfile.gettempdir()) / "sklearn-sketch-docs-empty-objects.inv"
+    header = b"# Sphinx inventory version 2\n# Project: none\n# Version: 0\n"
+    content = header + b"# The remainder of this file is compressed using zlib.\n" + zlib.compress(b"")
+    if not path.is_file() or path.read_bytes() != content:
+        # Written whole, then renamed: concurrent builds never read half a file.
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
+            f.write(content)
+        os.chmod(f.name, 0o644)
+        os.replace(f.name, path)
+    return str(path)
+
+
+# References to these projects become links to their documentation. Each
+# inventory is fetched from the web; offline (no network, as in some CI
+# sandboxes) intersphinx falls back to an empty inventory, which it reports
+# as information rather than a warning, so ``-W`` still passes and the
+# references render as plain text.
+_EMPTY_INVENTORY = _empty_inventory()
+intersphinx_mapping = {
+    name: (url, (None, _EMPTY_INVENTORY))
+    for name, url in {
+        "python": "https://docs.python.org/3/",
+        "numpy": "https://numpy.org/doc/stable/",
+        "scipy": "https://docs.scipy.org/doc/scipy/",
+        "sklearn": "https://scikit-learn.org/stable/",
+        "joblib": "https://joblib.readthedocs.io/en/stable/",
+        "dask": "https://docs.dask.org/en/stable/",
+    }.items()
+}
+intersphinx_timeout = 10
 
 html_theme = "pydata_sphinx_theme" if os.environ.get("SKLEARN_SKETCH_DOCS_THEME", "1") != "0" else "alabaster"
 html_title = "sklearn-sketch"
@@ -51,10 +93,43 @@ def _gallery_argv(script_name, gallery_conf):
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
-    "filename_pattern": ".*" if os.environ.get("SKLEARN_SKETCH_GALLERY") == "all" else "reproduce_tables",
+    "filename_pattern": ".*",  # execute every example
     "ignore_pattern": r"__init__\.py|_common\.py",
     "reset_argv": _gallery_argv,
     "download_all_examples": False,
     "plot_gallery": "True",
     "remove_config_comments": True,
 }
+
+
+_TITLED_REF = re.compile(r":ref:`([^`<]*)<([^`>]+)>`")  # :ref:`title <label>`
+_BARE_REF = re.compile(r":ref:`([^`<>]+)`")  # :ref:`label`
+
+
+def _point_inherited_refs_to_sklearn(app, what, name, obj, options, lines):
+    """Send the ``:ref:`` of docstrings inherited from scikit-learn to its docs.
+
+    ``set_output`` and ``get_metadata_routing`` come from scikit-learn's
+    mixins, and their docstrings cite labels of scikit-learn's user guide.
+    """
+    if not getattr(obj, "__module__", "").startswith("sklearn."):
+        return
+    for i, line in enumerate(lines):
+        line = _TITLED_REF.sub(r":ref:`\1<sklearn:\2>`", line)
+        lines[i] = _BARE_REF.sub(r":ref:`sklearn:\1`", line)
+
+
+def _plain_text_when_offline(app, env, node, contnode):
+    """A scikit-learn label that no loaded inventory resolves: plain text.
+
+    Runs after intersphinx (priority 900), so only when the scikit-learn
+    inventory could not be fetched (offline builds).
+    """
+    if node.get("reftype") == "ref" and node.get("reftarget", "").startswith("sklearn:"):
+        return contnode
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _point_inherited_refs_to_sklearn)
+    app.connect("missing-reference", _plain_text_when_offline, priority=900)

@@ -3,10 +3,17 @@
 Every example takes ``--quick`` (small settings that run in seconds, used by
 the test suite and the documentation build), ``--data-home`` (the folder of
 real data sets) and ``--output-dir`` (where tables and plots are written).
+Without the real data sets (a fresh clone without ``$SKLEARN_SKETCH_DATA``)
+the examples fall back on data that ships with scikit-learn (the digits) or
+on synthetic data, and say so in their output.
 """
 
 import argparse
 from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
 
 from sklearn_sketch.datasets import get_data_home
 
@@ -39,6 +46,23 @@ def data_home_and_output_dir(args):
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     return data_home, output_dir
+
+
+def has_data(data_home, folder):
+    """Whether the real data set ``folder`` (e.g. ``"mnist"``) is in ``data_home``."""
+    return Path(data_home, folder).is_dir()
+
+
+def digits_split(test_size=0.3):
+    """scikit-learn's bundled digits (1797 x 64) scaled to [0, 1], stratified split.
+
+    The fallback data of the examples: no download needed.
+    """
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        (X / 16.0).astype(np.float32), y, test_size=test_size, stratify=y, random_state=0
+    )
+    return X_train, y_train, X_test, y_test
 
 
 def write_csv(path, rows):

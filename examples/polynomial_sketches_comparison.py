@@ -9,9 +9,21 @@ lower-variance sketches beside ``TensorSketch``: the same protocol as
 linear SVM, training accuracy mean +- std over runs, plus test accuracy),
 for ``TensorSketch``, ``ComplexToRealSketch(projection="srht")``,
 ``PolynomialTreeSketch`` and ``MaclaurinSketch`` (the variants with the
-lowest kernel error in ``benchmarks/bench_polynomial_sketches.py``). On the
-homogeneous kernels (``coef0 = 0``) ``MaclaurinSketch`` is its base, the
-tree, so it is run on the inhomogeneous ones only.
+lowest kernel error). On the homogeneous kernels (``coef0 = 0``)
+``MaclaurinSketch`` is its base, the tree, so it is run on the
+inhomogeneous ones only.
+
+Two figures: the test accuracy of each sketch against D beside the exact
+polynomial-kernel SVM, and the relative kernel error
+``||K_hat - K||_F / ||K||_F`` against D on unit-normalized rows for the
+kernel ``(0.5 + 0.5 <x,y>)^3`` (the setup of Wacker et al. 2023), with
+scikit-learn's ``PolynomialCountSketch`` (the same sketch as
+``TensorSketch``) as the reference.
+
+Data: MNIST from ``--data-home`` (default ``$SKLEARN_SKETCH_DATA``);
+without it (a fresh clone) the digits bundled with scikit-learn. ``--quick``
+(used by the documentation build) takes 500 rows, 1 run, two kernels and
+small D; drop it for the full comparison.
 
 Run::
 
@@ -19,27 +31,27 @@ Run::
         [--sketches NAME,...] [--data-home DIR] [--output-dir DIR]
 """
 
-import argparse
 import time
 import warnings
-from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.kernel_approximation import PolynomialCountSketch
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import Normalizer
-from sklearn.svm import LinearSVC
+from sklearn.preprocessing import Normalizer, normalize
+from sklearn.svm import SVC, LinearSVC
 
+from _common import data_home_and_output_dir, example_parser, has_data
 from pham_pagh_table1 import KERNELS, PUBLISHED, load_table_data
 from sklearn_sketch import (
     ComplexToRealSketch,
     MaclaurinSketch,
     PolynomialTreeSketch,
     TensorSketch,
+    TensorSRHT,
 )
-from sklearn_sketch.datasets import get_data_home
 
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 N_COMPONENTS = 1000
 
 SKETCHES = {
@@ -50,14 +62,20 @@ SKETCHES = {
 }
 # Sketches that differ from another one only when coef0 > 0.
 INHOMOGENEOUS_ONLY = {"Maclaurin (tree)"}
+# The kernel error figure: every sketch of the package, and scikit-learn's.
+ERROR_SKETCHES = dict(SKETCHES, **{
+    "TensorSRHT": lambda **kw: TensorSRHT(**kw),
+    "PolynomialCountSketch (scikit-learn)": lambda n_components, **kw: PolynomialCountSketch(
+        n_components=n_components, **kw),
+})
 
 
-def accuracies(make, data, degree, coef0, seed):
+def accuracies(make, data, degree, coef0, seed, n_components=N_COMPONENTS):
     """Train/test accuracy (%) of Normalizer -> sketch -> LinearSVC."""
     X_train, y_train, X_test, y_test = data
     model = make_pipeline(
         Normalizer(),
-        make(n_components=N_COMPONENTS, degree=degree, coef0=coef0, random_state=seed),
+        make(n_components=n_components, degree=degree, coef0=coef0, random_state=seed),
         LinearSVC(dual=True),  # LIBLINEAR's default solver, as in the paper
     )
     with warnings.catch_warnings():
@@ -66,27 +84,8 @@ def accuracies(make, data, degree, coef0, seed):
     return 100 * model.score(X_train, y_train), 100 * model.score(X_test, y_test)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[1])
-    parser.add_argument(
-        "--quick", action="store_true", help="500 rows, 1 run, two kernels: seconds"
-    )
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument(
-        "--sketches", default=",".join(SKETCHES), help="comma-separated names of SKETCHES"
-    )
-    parser.add_argument("--data-home", default=None)
-    parser.add_argument("--output-dir", default=str(Path(__file__).parent / "output"))
-    args = parser.parse_args(argv)
-    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    n_max, n_runs = (500, 1) if args.quick else (None, args.runs)
-    kernels = [KERNELS[0], KERNELS[3]] if args.quick else KERNELS
-    sketches = {name: SKETCHES[name] for name in args.sketches.split(",")}
-
-    data = load_table_data("mnist", data_home, n_max)
-    print(f"MNIST: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows, D={N_COMPONENTS}")
+def table_rows(data, kernels, sketches, n_runs):
+    """One row per (kernel, sketch): accuracy mean +- std over runs."""
     rows = []
     for label, degree, coef0 in kernels:
         for name, make in sketches.items():
@@ -94,27 +93,74 @@ def main(argv=None):
                 continue
             start = time.perf_counter()
             runs = np.array([accuracies(make, data, degree, coef0, s) for s in range(n_runs)])
+            paper = PUBLISHED["mnist"][label][0]
             row = {
                 "kernel": label, "sketch": name,
                 "train_mean": runs[:, 0].mean(), "train_std": runs[:, 0].std(),
                 "test_mean": runs[:, 1].mean(), "test_std": runs[:, 1].std(),
-                "paper_ts_train": PUBLISHED["mnist"][label][0],
+                "paper_ts_train": paper,
                 "seconds_per_run": (time.perf_counter() - start) / n_runs,
             }
             rows.append(row)
             print(
                 f"  {label:<13} {name:<18} train {row['train_mean']:6.2f} +- {row['train_std']:.2f}"
                 f"  test {row['test_mean']:6.2f} +- {row['test_std']:.2f}"
-                f"  (paper TS train {row['paper_ts_train']:.2f}; {row['seconds_per_run']:.1f} s/run)",
+                f"  (paper TS train on MNIST {paper:.2f}; {row['seconds_per_run']:.1f} s/run)",
                 flush=True,
             )
+    return rows
 
+
+def accuracy_against_d(data, sketches, sizes, degree, coef0):
+    """Test accuracy (%) of each sketch at each D (one run), and the exact SVM's."""
+    curves = {name: [accuracies(make, data, degree, coef0, 0, D)[1] for D in sizes]
+              for name, make in sketches.items()}
+    exact = make_pipeline(Normalizer(), SVC(kernel="poly", degree=degree, gamma=1.0, coef0=coef0))
+    exact.fit(data[0], data[1])
+    return curves, 100 * exact.score(data[2], data[3])
+
+
+def kernel_error_against_d(X, sizes, seeds, degree=3, gamma=0.5, coef0=0.5):
+    """Mean relative Frobenius error of the sketched Gram matrix, per sketch and D."""
+    X = normalize(np.asarray(X, dtype=np.float64))
+    K = (gamma * X @ X.T + coef0) ** degree
+    errors = {}
+    for name, make in ERROR_SKETCHES.items():
+        errors[name] = []
+        for D in sizes:
+            values = []
+            for seed in seeds:
+                Z = make(n_components=D, degree=degree, gamma=gamma, coef0=coef0,
+                         random_state=seed).fit_transform(X)
+                values.append(np.linalg.norm(Z @ Z.T - K) / np.linalg.norm(K))
+            errors[name].append(np.mean(values))
+    return errors
+
+
+def plot_figures(sizes, curves, exact, label, error_sizes, errors, output_dir):
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for name, values in curves.items():
+        left.plot(sizes, values, "o-", label=name)
+    left.axhline(exact, color="r", ls="--", label="exact kernel, SVC")
+    left.set(xscale="log", xlabel="n_components D", ylabel="test accuracy (%)",
+             title=f"Accuracy, {label}")
+    left.legend(fontsize=8)
+    for name, values in errors.items():
+        right.plot(error_sizes, values, "o-", label=name)
+    right.set(xscale="log", yscale="log", xlabel="n_components D",
+              ylabel="||K_hat - K||_F / ||K||_F", title="Kernel error, (0.5 + 0.5 <x,y>)^3")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(output_dir / "polynomial_sketches_comparison.png", dpi=100)
+
+
+def write_tables(rows, n_runs, quick, dataset, output_dir):
     lines = [
-        f"# MNIST, Pham & Pagh Table 1 kernels, D = {N_COMPONENTS}, linear SVM",
+        f"# {dataset}, Pham & Pagh Table 1 kernels, D = {N_COMPONENTS}, linear SVM",
         "",
-        f"{n_runs} run(s){' (quick mode: 500 rows, not comparable to the paper)' if args.quick else ''}.",
+        f"{n_runs} run(s){' (quick mode: 500 rows, not comparable to the paper)' if quick else ''}.",
         "",
-        "| kernel | sketch | train accuracy | test accuracy | paper (TS, train) |",
+        "| kernel | sketch | train accuracy | test accuracy | paper (TS on MNIST, train) |",
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for r in rows:
@@ -126,7 +172,45 @@ def main(argv=None):
     columns = list(rows[0])
     csv = [",".join(columns)] + [",".join(str(r[c]) for c in columns) for r in rows]
     (output_dir / "polynomial_sketches_comparison.csv").write_text("\n".join(csv) + "\n")
-    print(f"Wrote {output_dir / 'polynomial_sketches_comparison.md'} and .csv")
+
+
+def main(argv=None):
+    parser = example_parser("Lower-variance polynomial sketches on MNIST: Pham & Pagh, Table 1.")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--sketches", default=",".join(SKETCHES), help="comma-separated names of SKETCHES"
+    )
+    args = parser.parse_args(argv)
+    data_home, output_dir = data_home_and_output_dir(args)
+    n_max, n_runs = (500, 1) if args.quick else (None, args.runs)
+    kernels = [KERNELS[0], KERNELS[3]] if args.quick else KERNELS
+    sketches = {name: SKETCHES[name] for name in args.sketches.split(",")}
+    dataset = "mnist" if has_data(data_home, "mnist") else "digits"
+    if dataset == "digits":
+        print(f"No MNIST in {data_home}: running on the digits bundled with scikit-learn.")
+
+    data = load_table_data(dataset, data_home, n_max)
+    print(f"{dataset}: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows, D={N_COMPONENTS}")
+    rows = table_rows(data, kernels, sketches, n_runs)
+    write_tables(rows, n_runs, args.quick, dataset, output_dir)
+
+    # Figures: at most 2000 training rows (the exact SVM) and 1000 rows
+    # for the Gram matrices.
+    small = data if args.quick else load_table_data(dataset, data_home, 2000)
+    sizes = [100, 300, 1000] if args.quick else [100, 200, 500, 1000, 2000, 4000]
+    label, degree, coef0 = KERNELS[3]
+    curves, exact = accuracy_against_d(small, sketches, sizes, degree, coef0)
+    for name, values in curves.items():
+        print(f"  {label}, {name}: test accuracy " + ", ".join(
+            f"D={D}: {a:.2f}" for D, a in zip(sizes, values)) + f"; exact kernel SVC {exact:.2f}")
+    error_sizes = [2**k for k in (range(8, 11) if args.quick else range(9, 14))]
+    n_gram, seeds = (200, range(2)) if args.quick else (1000, range(10))
+    errors = kernel_error_against_d(data[2][:n_gram], error_sizes, seeds)
+    for name, values in errors.items():
+        print(f"  kernel error, {name}: " + ", ".join(
+            f"D={D}: {e:.3f}" for D, e in zip(error_sizes, values)))
+    plot_figures(sizes, curves, exact, label, error_sizes, errors, output_dir)
+    print(f"Wrote {output_dir / 'polynomial_sketches_comparison.md'}, .csv and .png")
 
 
 if __name__ == "__main__":
