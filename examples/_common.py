@@ -5,7 +5,9 @@ the test suite and the documentation build), ``--data-home`` (the folder of
 real data sets) and ``--output-dir`` (where tables and plots are written).
 Without the real data sets (a fresh clone without ``$SKLEARN_SKETCH_DATA``)
 the examples fall back on data that ships with scikit-learn (the digits) or
-on synthetic data, and say so in their output.
+on synthetic data, and say so in their output; ``--download`` fetches the
+missing real data sets instead (``sklearn_sketch.datasets``: public sources,
+SHA-256 checked, cached in scikit-learn's data folder).
 """
 
 import argparse
@@ -15,11 +17,13 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from sklearn_sketch.datasets import get_data_home
+from sklearn_sketch.datasets import get_cache_home, get_data_home
 
 EXAMPLES_DIR = Path(__file__).resolve().parent
 # A checkout of the project sits beside the shared data folder.
 SHARED_DATA_HOME = EXAMPLES_DIR.parents[1] / "shared" / "datasets"
+# Set from --download: missing real data sets are downloaded, not replaced.
+_DOWNLOAD = False
 
 
 def example_parser(description):
@@ -33,6 +37,12 @@ def example_parser(description):
         "the shared data folder beside the checkout)",
     )
     parser.add_argument(
+        "--download",
+        action="store_true",
+        help="download the real data sets that are missing (into the data cache) "
+        "instead of falling back on scikit-learn's digits or synthetic data",
+    )
+    parser.add_argument(
         "--output-dir",
         default=str(EXAMPLES_DIR / "output"),
         help="where tables (Markdown, CSV) and plots are written",
@@ -41,16 +51,23 @@ def example_parser(description):
 
 
 def data_home_and_output_dir(args):
-    """Resolve ``--data-home`` and create ``--output-dir``."""
-    data_home = get_data_home(args.data_home) or SHARED_DATA_HOME
+    """Resolve ``--data-home`` (default: the shared folder, else the data cache)."""
+    global _DOWNLOAD
+    _DOWNLOAD = bool(getattr(args, "download", False))
+    data_home = get_data_home(args.data_home)
+    if data_home is None:
+        data_home = SHARED_DATA_HOME if SHARED_DATA_HOME.is_dir() else get_cache_home()
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     return data_home, output_dir
 
 
 def has_data(data_home, folder):
-    """Whether the real data set ``folder`` (e.g. ``"mnist"``) is in ``data_home``."""
-    return Path(data_home, folder).is_dir()
+    """Whether to use the real data set ``folder`` (e.g. ``"mnist"``).
+
+    True when it is in ``data_home``, or when ``--download`` asked for it.
+    """
+    return _DOWNLOAD or Path(data_home, folder).is_dir()
 
 
 def digits_split(test_size=0.3):
