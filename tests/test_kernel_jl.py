@@ -10,7 +10,6 @@ Hence, exactly,
 The statistical tolerances below are derived from these formulas.
 """
 
-import pickle
 import time
 import tracemalloc
 
@@ -278,7 +277,7 @@ def test_grid_search_over_n_components():
 # ------------------------------------------------------------ consistency
 
 
-def test_deterministic_chunked_and_pickled():
+def test_deterministic_and_chunked():
     rng = np.random.RandomState(3)
     X = rng.normal(size=(300, 6))
     kjl = KernelJL(n_components=16, n_subsample=50, random_state=0).fit(X)
@@ -293,8 +292,6 @@ def test_deterministic_chunked_and_pickled():
         np.vstack([kjl.transform(X[:7]), kjl.transform(X[7:])]),
         whole, rtol=1e-12, atol=1e-15,
     )
-    restored = pickle.loads(pickle.dumps(kjl))
-    assert_array_equal(restored.transform(X), whole)
     different = KernelJL(n_components=16, n_subsample=50, random_state=1).fit(X)
     assert not np.allclose(different.transform(X), whole)
 
@@ -363,31 +360,6 @@ def test_n_subsample_larger_than_n_samples_is_clipped_with_warning():
 
 
 # ------------------------------------------------------------- bad input
-
-
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_non_finite_input_is_rejected(bad):
-    X = np.ones((5, 2))
-    X[2, 1] = bad
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        KernelJL(n_subsample=3).fit(X)
-    kjl = KernelJL(n_components=2, n_subsample=3).fit(np.ones((5, 2)))
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        kjl.transform(X)
-
-
-@pytest.mark.parametrize(
-    "params, match",
-    [
-        ({"n_components": 0}, "n_components"),
-        ({"n_subsample": 0}, "n_subsample"),
-        ({"kernel": "gaussian"}, "kernel"),
-        ({"gamma": -1.0}, "gamma"),
-    ],
-)
-def test_bad_parameters_are_rejected(params, match):
-    with pytest.raises(ValueError, match=match):
-        KernelJL(**params).fit(np.ones((5, 2)))
 
 
 def test_other_errors_are_clear():
