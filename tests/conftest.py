@@ -20,6 +20,7 @@ estimated) stay fixed: its tolerance is derived for those rows.
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sklearn_sketch.datasets import DATA_ENV_VARIABLE, get_data_home
@@ -115,6 +116,20 @@ def statistical_seeds(n_seeds, start=0):
     """
     first = statistical_seed(start)
     return range(first, first + n_seeds)
+
+
+def chi_square_uniform_inclusion(counts, n_trials, p):
+    """p-value of "each item is included with probability ``p``".
+
+    ``counts[i]`` is how many of ``n_trials`` subsamples held item ``i``
+    (binomial counts). The counts sum to ``n_trials`` times the subsample
+    size exactly: one degree of freedom less.
+    """
+    from scipy import stats
+
+    expected = n_trials * p
+    statistic = np.sum((counts - expected) ** 2 / (expected * (1 - p)))
+    return stats.chi2.sf(statistic, df=counts.size - 1)
 
 
 def pytest_report_header(config):
