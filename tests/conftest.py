@@ -1,6 +1,7 @@
 """Shared fixtures: access to the real data sets, seeds of the statistical tests.
 
-Tests that need ``../shared/datasets`` take the ``data_home`` fixture. Where
+Tests that need ``../shared/datasets`` take the ``data_home`` fixture, which
+marks them ``real_data`` (deselect them with ``pytest -m "not real_data"``). Where
 the data folder is missing they are skipped with the reason shown in the
 summary (``pytest -ra``); in CI (``CI=true``) a missing data set fails them
 instead, so that a broken checkout cannot pass by skipping.
@@ -130,6 +131,14 @@ def chi_square_uniform_inclusion(counts, n_trials, p):
     expected = n_trials * p
     statistic = np.sum((counts - expected) ** 2 / (expected * (1 - p)))
     return stats.chi2.sf(statistic, df=counts.size - 1)
+
+
+def pytest_collection_modifyitems(config, items):
+    # Every test that takes the data folder (directly or through another
+    # fixture) reads the real data sets: ``-m "not real_data"`` skips them.
+    for item in items:
+        if "data_home" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.real_data)
 
 
 def pytest_report_header(config):
