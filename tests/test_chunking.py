@@ -81,6 +81,7 @@ def _peak_beyond_output(estimator, X):
     return peak - _nbytes(X_new)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, kind, params", CASES, ids=[f"{name}-{kind}" for name, kind, _ in CASES]
 )

@@ -67,6 +67,7 @@ def ctr_rademacher_products_vectorized(x, y, degree, n_components, n_draws, seed
     return (2 / n_components) * np.sum((Zx * np.conj(Zy)).real, axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_ctr_rademacher_variance_matches_closed_form():
     rng = np.random.RandomState(0)

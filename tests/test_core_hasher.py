@@ -177,6 +177,7 @@ def test_deterministic_chunks_formats(kernel, hashing):
     np.testing.assert_array_equal(whole, hasher.transform(messy).toarray())
 
 
+@pytest.mark.slow
 def test_chunked_inner_loops_match_small_chunks(monkeypatch):
     # Force many tiny chunks and hash blocks in both schemes: the same output.
     import sklearn_sketch.minwise._core_hasher as core

@@ -21,6 +21,9 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed not in
 dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe not installed")
 pd = pytest.importorskip("pandas")
 
+# A two-worker cluster per module: seconds of start-up before any test.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def client():

@@ -10,6 +10,7 @@ import pytest
 DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     pytest.importorskip("sphinx", reason="documentation tools not installed (pip install '.[docs]')")
     pytest.importorskip("sphinx_gallery")

@@ -23,6 +23,7 @@ def _reservoir(batches, n_reservoir, seed):
     return reservoir
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_reservoir_is_a_uniform_subsample():
     # Batches of uneven sizes, smaller and larger than the reservoir.

@@ -71,6 +71,7 @@ def _gram_draws(X, Q, seeds, **params):
     return np.array(grams)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("center", [False, True])
 def test_mean_matches_closed_form(center):
@@ -109,6 +110,7 @@ def test_mean_matches_closed_form(center):
     assert_allclose(diagonal.var(axis=0, ddof=1), expected_var, rtol=4 * relative_se)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_error_of_one_draw_falls_like_inverse_sqrt_d():
     rng = np.random.RandomState(1)
@@ -191,6 +193,7 @@ def test_centered_features_have_zero_mean_over_the_subsample():
     assert_allclose(kjl.transform(kjl.components_).mean(axis=0), 0, atol=1e-12 * scale)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_centering_recovers_digit_clusters():
     # Uncentered, the features' mean is the leading direction of Sigma_n and
@@ -494,6 +497,7 @@ def test_precomputed_kernel_reads_any_input_form(form):
     assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", ["chi2", "additive_chi2"])
 def test_dense_only_kernels_on_sparse_input_are_exact_in_small_blocks(kernel):
     # Sparse rows are densified in row blocks that fit working_memory; the
@@ -700,6 +704,7 @@ def test_huge_n_subsample_is_clipped_by_fit_and_refused_by_partial_fit():
 # ------------------------------------------------------------- real data
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_pendigits_clustering_is_close_to_nystroem(data_home):
     from sklearn.kernel_approximation import Nystroem
@@ -742,6 +747,7 @@ def _gaussian_data(n_samples, n_features=40, density=0.3, seed=0, dtype=np.float
     return X
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_kernel_jl_partial_fit_subsample_is_uniform():
     X = np.arange(30.0)[:, None] * np.ones((1, 2))  # row i identifies item i

@@ -125,6 +125,7 @@ def test_maclaurin_with_fewer_features_than_terms_sketches_the_kernel_whole():
     assert_array_equal(sketch.transform(X), padded.transform(X))
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_maclaurin_variance_is_the_sum_of_its_blocks_closed_forms():
     # The blocks are independent, so Var = sum_i a_i^2 Var_i(D_i), each Var_i
@@ -158,6 +159,7 @@ def test_maclaurin_variance_is_the_sum_of_its_blocks_closed_forms():
     )
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_maclaurin_has_lower_kernel_error_than_tensor_sketch():
     # The setting of benchmarks/bench_polynomial_sketches.py in small:
@@ -168,7 +170,3 @@ def test_maclaurin_has_lower_kernel_error_than_tensor_sketch():
     params = dict(n_components=128, degree=3, gamma=0.5, coef0=0.5)
     gap, standard_error = log_error_gap(MaclaurinSketch, X, 200, **params)
     assert gap > 4 * standard_error
-
-
-# ---------------------------------------------------------------------------
-# Invariances: sparse, chunks, dtype, pickling, determinism

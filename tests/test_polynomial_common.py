@@ -35,7 +35,10 @@ from sklearn_sketch.polynomial._common import fwht, hash_down
 # ---------------------------------------------------------------------------
 # The Hadamard transform
 
-@pytest.mark.parametrize("d", [1, 2, 8, 32, 64, 128, 1024, 8192])
+# The 8192-point reference is a 512 MiB dense Hadamard matrix product.
+@pytest.mark.parametrize(
+    "d", [1, 2, 8, 32, 64, 128, 1024, pytest.param(8192, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fwht_equals_hadamard_matrix(d, dtype):
     rng = np.random.RandomState(d)
@@ -95,6 +98,7 @@ def test_degree_one_with_a_whole_hadamard_block_is_exact(name):
 # Statistics
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, degree, coef0, n_components",
@@ -130,6 +134,7 @@ def test_unbiased(name, degree, coef0, n_components):
     assert np.all(standard_error[~np.eye(3, dtype=bool)] > 1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, closed_form, unstructured, n_components",
@@ -161,6 +166,7 @@ def test_srht_variance_matches_closed_form(name, closed_form, unstructured, n_co
     assert unstructured(xa, ya, degree, n_components) - expected > 4 * variance_error
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, closed_form",
@@ -236,6 +242,7 @@ def test_hashed_degree_one_whole_block_is_the_count_sketch_product(name, small_h
     assert_array_equal(sketch.transform(sp.csr_matrix(X)), Z)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name, moment_form, n_components, degree",
@@ -281,6 +288,7 @@ def test_hashed_variance_is_the_narrow_one_plus_the_count_sketch_term(
         assert expected > narrow
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("name", ["tree-srht", "tree-ts", "maclaurin-srht", "maclaurin"])
 def test_hashed_leaves_are_unbiased(name, small_hash_cap):
@@ -342,6 +350,7 @@ def test_sparse_equals_dense(data, name, degree, coef0):
         assert_allclose(sketch.transform(sparse), dense, atol=1e-10)
 
 
+@pytest.mark.slow
 @ALL
 @pytest.mark.parametrize("sparse", [False, True])
 def test_chunked_equals_whole(data, name, sparse):

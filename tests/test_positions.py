@@ -46,6 +46,7 @@ def test_oracle_true_permutations(kernel, binary):
     check_mean_and_variance(samples, kernel_value, variance)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("binary", [False, True], ids=["real", "binary"])
 @pytest.mark.parametrize(
@@ -83,6 +84,7 @@ def test_theory_matches_exact_kernels():
     assert resemblance_kernel(X)[0, 1] == pytest.approx(theory["resemblance"][0])
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("n_components", [1, 7, 64])
 def test_oph_collision_probability(n_components):
@@ -139,6 +141,7 @@ def test_oph_hasher_estimates_resemblance():
     assert abs(estimated.mean() - R.mean()) < 4 * se
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("b_bits", [1, 2])
 @pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])

@@ -29,6 +29,7 @@ def _hashed_theory(u, v, n_buckets, group_columns):
     return rho * R, single / c + (c - 1) / c * covariance
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("binary", [False, True], ids=["real", "binary"])
 def test_hashed_gaussian_mean_and_variance(binary, monkeypatch):

@@ -50,6 +50,7 @@ def dense(result):
     return result.toarray() if sp.issparse(result) else result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=25, deadline=None)
 @given(X=matrices, data=st.data())
@@ -91,6 +92,7 @@ def test_homogeneous_kernels_are_scale_covariant(name, X, scale):
     )
 
 
+@pytest.mark.slow
 def test_identical_in_another_process(tmp_path):
     rng = np.random.RandomState(0)
     X = rng.rand(20, 6)

@@ -252,6 +252,7 @@ def _blas_limits():
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["TensorSketch", "CoREHasher-core1-gaussian", "KernelJL-rbf", "TensorSRHT"]
 )
@@ -353,6 +354,7 @@ def test_overflow_is_a_clear_error(name, params):
         make_estimator(name, **{"degree": 3, **params}).fit(_data()).transform(_data())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_components", [1, 2, 3])
 @pytest.mark.parametrize("name", NAMES)
 def test_rows_alone_give_the_whole_transform_at_tiny_sizes(name, n_components):

@@ -133,6 +133,7 @@ def test_equals_scikit_learn_polynomial_count_sketch_with_same_hashes(degree, co
 # Statistics: unbiasedness and variance
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "degree, gamma, coef0", [(2, 1.0, 0.0), (3, 0.5, 1.0), (4, 1.0, 0.5)]
@@ -193,6 +194,7 @@ def count_sketch_products_vectorized(x, y, n_components, n_draws, seed):
     return (Cx * Cy).reshape(n_draws, n_components).sum(axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_degree_one_variance_matches_exact_count_sketch_variance():
     rng = np.random.RandomState(3)
@@ -222,6 +224,7 @@ def test_degree_one_variance_matches_exact_count_sketch_variance():
     assert abs(variance - expected) < 4 * variance_error
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_unbiased_for_feature_indices_beyond_32_bits():
     # Feature indices near 2**33 use the general 61-bit arithmetic; the

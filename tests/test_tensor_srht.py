@@ -36,4 +36,3 @@ def test_tensor_srht_equals_explicit_formula():
         for start in range(0, D, 8):
             block = sketch.coordinates_[j, start : start + 8]
             assert np.unique(block).size == block.size
-

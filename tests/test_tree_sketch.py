@@ -91,6 +91,7 @@ def test_tree_permutation_buckets_never_collide_within_n_components():
         assert loads.max() - loads.min() <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     # Squared Frobenius error over all pairs of 12 non-negative unit rows
@@ -110,4 +111,3 @@ def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     for tree in ["tree-srht", "tree-ts"]:
         gap, standard_error = log_error_gap(VARIANTS[tree], X, 500, **params)
         assert gap > 4 * standard_error
-

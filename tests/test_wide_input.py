@@ -87,6 +87,7 @@ def test_wide_sparse_input_costs_what_its_nonzeros_cost(name, params):
         assert np.any(Z[3] != 0)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "name",
