@@ -203,6 +203,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         monkeypatch.undo()
 
 
+@pytest.mark.slow
 def test_hashed_gaussian_chunks_and_fallback(monkeypatch):
     monkeypatch.setattr(core_projection, "HASHED_BUCKETS", 64)
     X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
@@ -294,7 +295,9 @@ def _brute_force_oph(indices, indptr, hash_coefficients, probes):
 
 
 @pytest.mark.parametrize("sparse_fill", [None, 0.0, 2.0], ids=["auto", "steps", "inverse"])
-@pytest.mark.parametrize("n_components", [1, 7, 64, 1024])
+@pytest.mark.parametrize(
+    "n_components", [1, 7, 64, pytest.param(1024, marks=pytest.mark.slow)]
+)
 def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypatch):
     # Rows from 1 to 400 entries: the one-entry rows exhaust the probes (the
     # circular fallback). Densification by whole-table steps, from the

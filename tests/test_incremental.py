@@ -43,6 +43,7 @@ def test_reservoir_is_a_uniform_subsample():
     assert abs(pair_first_two / n_trials - p_pair) < 4 * np.sqrt(p_pair * (1 - p_pair) / n_trials)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_reservoir_chi_square_detects_a_biased_sampler():
     # The same statistic on a sampler that favours later items (each item of a

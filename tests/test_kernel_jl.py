@@ -219,6 +219,7 @@ def test_centering_recovers_digit_clusters():
     assert np.mean(uncentered) < 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_subsample_is_uniform():
     # Each index is in the subsample with probability n / N = 0.25; over 400
@@ -265,6 +266,7 @@ def test_pipeline_pca_matches_kernel_pca_directions():
     assert abs(np.corrcoef(first, y)[0, 1]) > 0.9
 
 
+@pytest.mark.slow
 def test_grid_search_over_n_components():
     X, y = _blobs()
     pipe = Pipeline(

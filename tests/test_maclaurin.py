@@ -70,6 +70,7 @@ def test_maclaurin_sizes_follow_the_predicted_variances():
     assert tree.allocation_.sum() == 2000 and tree.allocation_[0] > 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", ["tree", "tensorsrht"])
 def test_maclaurin_blocks_fill_the_output_exactly(base):
     # Every setting either lays out blocks that add up to n_components or

@@ -36,6 +36,7 @@ from sklearn_sketch import CoREHasher
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("binary", [False, True], ids=["real", "binary"])
 @pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])

@@ -336,6 +336,7 @@ def test_feature_names_and_pandas_output(data):
     assert list(output.columns) == list(names)
 
 
+@pytest.mark.slow
 def test_pipeline_grid_search_over_n_components():
     from sklearn.datasets import load_digits
 
