@@ -75,7 +75,8 @@ def test_n_jobs_output_identical_to_one_job(name, sparse, dtype, working_memory)
     if sparse:
         X = sp.csr_matrix(X)
     # KernelJL: a subsample large enough for several kernel blocks.
-    params = {"n_subsample": 64, "n_components": 16} if name.startswith("KernelJL") else {}
+    kernel_jl = name.startswith("KernelJL")
+    params = {"n_subsample": 64, "n_components": 16} if kernel_jl else {}
     one = make_estimator(name, n_jobs=1, **params).fit(X)
     two = make_estimator(name, n_jobs=2, **params).fit(X)
     with config_context(working_memory=working_memory or 1024):

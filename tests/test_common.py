@@ -2,7 +2,10 @@
 
 import pytest
 from conftest import ESTIMATOR_REGISTRY, make_estimator
-from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    parametrize_with_checks,
+)
 
 from sklearn_sketch import KernelJL, TensorSketch
 
