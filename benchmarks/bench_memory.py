@@ -10,7 +10,7 @@ must keep bounded: it should be flat in ``n_rows``. Run::
     python benchmarks/bench_memory.py [--rows 100000 1000000]
 
 Every case is also checked, at a smaller size, by
-``tests/test_memory.py``.
+``tests/test_chunking.py``.
 """
 
 import argparse

@@ -4,7 +4,7 @@ Same setup as ``bench_polynomial_sketches.py`` (unit-normalized MNIST test
 images, ``((1 - 2/a^2) + (2/a^2) <x, y>)^p`` with ``a = 2``). For
 ``TensorSRHT``, ``ComplexToRealSketch`` ("srht" and "rademacher") the
 variance of every kernel entry is known exactly (derived and checked against
-the estimators in ``tests/test_polynomial_sketches.py``), so the root mean
+the estimators in ``tests/test_polynomial_common.py``), so the root mean
 square of ``||K_hat - K||_F / ||K||_F`` over random states,
 ``sqrt(sum_ij Var_ij) / ||K||_F``, needs no sampling. Comparing it with the
 measured errors separates a property of the method on this data from noise

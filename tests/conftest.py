@@ -1,6 +1,7 @@
 """Shared fixtures: access to the real data sets, seeds of the statistical tests.
 
-Tests that need ``../shared/datasets`` take the ``data_home`` fixture. Where
+Tests that need ``../shared/datasets`` take the ``data_home`` fixture, which
+marks them ``real_data`` (deselect them with ``pytest -m "not real_data"``). Where
 the data folder is missing they are skipped with the reason shown in the
 summary (``pytest -ra``); in CI (``CI=true``) a missing data set fails them
 instead, so that a broken checkout cannot pass by skipping.
@@ -20,6 +21,7 @@ estimated) stay fixed: its tolerance is derived for those rows.
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sklearn_sketch.datasets import DATA_ENV_VARIABLE, get_data_home
@@ -115,6 +117,28 @@ def statistical_seeds(n_seeds, start=0):
     """
     first = statistical_seed(start)
     return range(first, first + n_seeds)
+
+
+def chi_square_uniform_inclusion(counts, n_trials, p):
+    """p-value of "each item is included with probability ``p``".
+
+    ``counts[i]`` is how many of ``n_trials`` subsamples held item ``i``
+    (binomial counts). The counts sum to ``n_trials`` times the subsample
+    size exactly: one degree of freedom less.
+    """
+    from scipy import stats
+
+    expected = n_trials * p
+    statistic = np.sum((counts - expected) ** 2 / (expected * (1 - p)))
+    return stats.chi2.sf(statistic, df=counts.size - 1)
+
+
+def pytest_collection_modifyitems(config, items):
+    # Every test that takes the data folder (directly or through another
+    # fixture) reads the real data sets: ``-m "not real_data"`` skips them.
+    for item in items:
+        if "data_home" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.real_data)
 
 
 def pytest_report_header(config):

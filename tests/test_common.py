@@ -1,7 +1,11 @@
 """scikit-learn's estimator checks for every estimator and option of the registry."""
 
+import pytest
 from conftest import ESTIMATOR_REGISTRY, make_estimator
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    parametrize_with_checks,
+)
 
 from sklearn_sketch import KernelJL, TensorSketch
 
@@ -16,3 +20,12 @@ ESTIMATORS = [make_estimator(name) for name in sorted(ESTIMATOR_REGISTRY)] + [
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATOR_REGISTRY))
+def test_invalid_parameters_are_refused_naming_them(name):
+    # Not part of check_estimator: for every parameter, a value outside each
+    # of its constraints (type, interval, options) makes fit, partial_fit and
+    # transform raise "The '<parameter>' parameter of <Estimator> must be ...".
+    estimator = make_estimator(name)
+    check_param_validation(type(estimator).__name__, estimator)

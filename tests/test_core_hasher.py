@@ -1,7 +1,6 @@
 """CoREHasher: output structure, exactness of the linearization, reliability."""
 
 import itertools
-import pickle
 
 import numpy as np
 import pytest
@@ -160,7 +159,7 @@ def test_float32_and_float64_give_the_same_features(projection, small_hashed_pro
 
 @pytest.mark.parametrize("hashing", ["minwise", "oph"])
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_deterministic_chunks_formats_pickle(kernel, hashing):
+def test_deterministic_chunks_formats(kernel, hashing):
     X = _data(n_samples=40)
     hasher = CoREHasher(32, kernel=kernel, hashing=hashing, random_state=7).fit(X)
     whole = hasher.transform(X).toarray()
@@ -168,8 +167,6 @@ def test_deterministic_chunks_formats_pickle(kernel, hashing):
     np.testing.assert_array_equal(whole, pieces)
     for other in (sp.csr_matrix(X), sp.csc_matrix(X), sp.coo_matrix(X)):
         np.testing.assert_array_equal(whole, hasher.transform(other).toarray())
-    clone = pickle.loads(pickle.dumps(hasher))
-    np.testing.assert_array_equal(whole, clone.transform(X).toarray())
     refit = CoREHasher(32, kernel=kernel, hashing=hashing, random_state=7).fit(X)
     np.testing.assert_array_equal(whole, refit.transform(X).toarray())
     # Stored zeros and unsorted indices do not change the sets.
@@ -180,6 +177,7 @@ def test_deterministic_chunks_formats_pickle(kernel, hashing):
     np.testing.assert_array_equal(whole, hasher.transform(messy).toarray())
 
 
+@pytest.mark.slow
 def test_chunked_inner_loops_match_small_chunks(monkeypatch):
     # Force many tiny chunks and hash blocks in both schemes: the same output.
     import sklearn_sketch.minwise._core_hasher as core
@@ -205,6 +203,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         monkeypatch.undo()
 
 
+@pytest.mark.slow
 def test_hashed_gaussian_chunks_and_fallback(monkeypatch):
     monkeypatch.setattr(core_projection, "HASHED_BUCKETS", 64)
     X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
@@ -252,31 +251,6 @@ def test_fitted_state_does_not_grow_with_n_features():
     assert np.all(np.isfinite(hashed.transform(X).data))
 
 
-@pytest.mark.parametrize(
-    "params, X, error, match",
-    [
-        ({}, np.array([[np.nan, 1.0]]), ValueError, "NaN"),
-        ({}, np.array([[np.inf, 1.0]]), ValueError, "infinity"),
-        ({"n_components": 0}, np.ones((2, 2)), ValueError, "n_components"),
-        ({"b_bits": 0}, np.ones((2, 2)), ValueError, "b_bits"),
-        ({"b_bits": 33}, np.ones((2, 2)), ValueError, "b_bits"),
-        ({"kernel": "rbf"}, np.ones((2, 2)), ValueError, "kernel"),
-        ({"hashing": "lsh"}, np.ones((2, 2)), ValueError, "hashing"),
-    ],
-)
-def test_bad_input(params, X, error, match):
-    with pytest.raises(error, match=match):
-        CoREHasher(**params).fit(X)
-
-
-def test_wrong_n_features_and_bad_transform_input():
-    hasher = CoREHasher(8, random_state=0).fit(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="features"):
-        hasher.transform(np.ones((2, 4)))
-    with pytest.raises(ValueError, match="NaN"):
-        hasher.transform(np.array([[1.0, np.nan, 0.0]]))
-
-
 def test_linear_svm_on_hashed_features_matches_kernel_svm():
     # End to end: hashed type 1 features in a linear SVM behave like the
     # exact kernel; on this separable toy problem both fit perfectly.
@@ -321,7 +295,9 @@ def _brute_force_oph(indices, indptr, hash_coefficients, probes):
 
 
 @pytest.mark.parametrize("sparse_fill", [None, 0.0, 2.0], ids=["auto", "steps", "inverse"])
-@pytest.mark.parametrize("n_components", [1, 7, 64, 1024])
+@pytest.mark.parametrize(
+    "n_components", [1, 7, 64, pytest.param(1024, marks=pytest.mark.slow)]
+)
 def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypatch):
     # Rows from 1 to 400 entries: the one-entry rows exhaust the probes (the
     # circular fallback). Densification by whole-table steps, from the

@@ -16,6 +16,9 @@ import pytest
 
 import sklearn_sketch
 
+# A Sphinx build (without the gallery) takes tens of seconds.
+pytestmark = pytest.mark.slow
+
 DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
 
 

@@ -38,6 +38,7 @@ def test_every_example_is_tested():
     assert "reproduce_tables.py" in EXAMPLES and len(EXAMPLES) >= 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NO_DATA_NEEDED))
 def test_example_without_data(name, tmp_path):
     stdout = run_example(name, tmp_path)
@@ -46,6 +47,7 @@ def test_example_without_data(name, tmp_path):
     assert {".md", ".csv", ".png"} <= written
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in EXAMPLES if n not in NO_DATA_NEEDED])
 def test_example_on_real_data(name, tmp_path, data_home):
     stdout = run_example(name, tmp_path, data_home)

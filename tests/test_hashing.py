@@ -1,4 +1,5 @@
-"""The polynomial hash families: exact arithmetic and independence."""
+"""The hash families (``utils/_hashing.py``): exact arithmetic, independence
+and the b-bit codes of multiply-add-shift."""
 
 import numpy as np
 import pytest
@@ -126,3 +127,35 @@ def test_counter_generated_blocks_of_no_features_are_empty(n_columns, start):
         result = block(3, np.array([], dtype=np.int64), start, n_columns, n_columns, np.float32)
         assert result.shape == (0, n_columns - start)
         assert result.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "n_keys, b_bits, word_bits",
+    [(2**17, 8, 32), (2**25, 8, 32), (2**25 + 1, 8, 64), (None, 8, 64), (64, 32, 64)],
+)
+def test_bbit_codes_follow_multiply_add_shift(n_keys, b_bits, word_bits):
+    # ((a * key + b) mod 2**w) >> (w - b) with w = 32 (the low halves of a
+    # and b) exactly when keys below n_keys allow it (w >= u + b - 1), with
+    # Python integers as the reference; offsets are added per column.
+    from sklearn_sketch.utils._hashing import bbit_codes, draw_multiply_shift
+
+    rng = np.random.RandomState(0)
+    coefficients = draw_multiply_shift(rng, 3)
+    top = 2**25 if n_keys is None else n_keys
+    locations = rng.randint(0, top, size=(50, 3)).astype(np.int32)
+    locations[0] = top - 1
+    offsets = np.array([0, 1000, 2000], dtype=np.uint64)
+    # (A caller gives a 32-bit output only when the codes fit.)
+    for dtype in (np.int32, np.int64) if b_bits < 31 else (np.int64,):
+        out = np.empty(locations.shape, dtype=dtype)
+        bbit_codes(coefficients, locations, b_bits, out=out, offsets=offsets, n_keys=n_keys)
+        mod = 2**word_bits
+        expected = [
+            [
+                ((int(coefficients[j, 0]) % mod * int(x) + int(coefficients[j, 1]) % mod) % mod)
+                >> (word_bits - b_bits)
+                for j, x in enumerate(row)
+            ]
+            for row in locations
+        ]
+        np.testing.assert_array_equal(out, np.array(expected) + offsets.astype(np.int64))

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import ESTIMATOR_REGISTRY, make_estimator
 from numpy.testing import assert_allclose, assert_array_equal
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -23,40 +24,14 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra.numpy import arrays  # noqa: E402
 
-from sklearn_sketch import (  # noqa: E402
-    ComplexToRealSketch,
-    CoREHasher,
-    KernelJL,
-    MaclaurinSketch,
-    PolynomialTreeSketch,
-    TensorSketch,
-    TensorSRHT,
-)
+NAMES = sorted(ESTIMATOR_REGISTRY)
+# The polynomial sketches, made homogeneous (coef0 = 0).
+HOMOGENEOUS = [n for n in NAMES if not n.startswith(("CoREHasher", "KernelJL"))]
 
-ESTIMATORS = {
-    "TensorSketch": lambda: TensorSketch(n_components=16, degree=3, coef0=0.5, random_state=3),
-    "TensorSRHT": lambda: TensorSRHT(n_components=16, degree=2, random_state=3),
-    "ComplexToRealSketch": lambda: ComplexToRealSketch(n_components=16, degree=2, random_state=3),
-    "PolynomialTreeSketch": lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=3),
-    "CoREHasher": lambda: CoREHasher(n_components=8, hashing="oph", random_state=3),
-    "KernelJL": lambda: KernelJL(n_components=4, n_subsample=3, random_state=3),
-    "MaclaurinSketch": lambda: MaclaurinSketch(
-        n_components=24, degree=3, coef0=0.5, random_state=3
-    ),
-}
-HOMOGENEOUS = {
-    "TensorSketch": (lambda: TensorSketch(n_components=16, degree=3, random_state=1), 3),
-    "TensorSRHT": (lambda: TensorSRHT(n_components=16, degree=2, random_state=1), 2),
-    "ComplexToRealSketch": (
-        lambda: ComplexToRealSketch(n_components=16, degree=3, random_state=1),
-        3,
-    ),
-    "PolynomialTreeSketch": (
-        lambda: PolynomialTreeSketch(n_components=16, degree=4, random_state=1),
-        4,
-    ),
-    "MaclaurinSketch": (lambda: MaclaurinSketch(n_components=16, degree=3, random_state=1), 3),
-}
+
+def _make(name):
+    # KernelJL: a subsample of 3, the fewest rows the matrices below have.
+    return make_estimator(name, **({"n_subsample": 3} if name.startswith("KernelJL") else {}))
 
 # Small matrices with zeros, negative values and repeated rows; values kept
 # moderate so that degree-4 products stay far from overflow.
@@ -75,15 +50,16 @@ def dense(result):
     return result.toarray() if sp.issparse(result) else result
 
 
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=25, deadline=None)
 @given(X=matrices, data=st.data())
 def test_any_row_split_gives_the_whole_transform(name, X, data):
-    estimator = ESTIMATORS[name]().fit(X)
+    estimator = _make(name).fit(X)
     whole = dense(estimator.transform(X))
     cuts = sorted(data.draw(st.sets(st.integers(1, X.shape[0] - 1), max_size=4)))
     pieces = [dense(estimator.transform(part)) for part in np.split(X, cuts)]
-    if name == "KernelJL":
+    if name.startswith("KernelJL"):
         # Its kernel block and product go through BLAS, whose rounding
         # depends on the matrix shape: equal to rounding, not bit for bit.
         assert_allclose(np.vstack(pieces), whole, rtol=1e-12, atol=1e-14)
@@ -92,21 +68,21 @@ def test_any_row_split_gives_the_whole_transform(name, X, data):
     assert np.isfinite(whole).all()
 
 
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=10, deadline=None)
 @given(X=matrices)
 def test_same_random_state_same_map(name, X):
-    first = dense(ESTIMATORS[name]().fit(X).transform(X))
-    second = dense(ESTIMATORS[name]().fit(X).transform(X))
+    first = dense(_make(name).fit(X).transform(X))
+    second = dense(_make(name).fit(X).transform(X))
     assert_array_equal(first, second)
 
 
-@pytest.mark.parametrize("name", sorted(HOMOGENEOUS))
+@pytest.mark.parametrize("name", HOMOGENEOUS)
 @settings(max_examples=20, deadline=None)
 @given(X=matrices, scale=st.floats(0.1, 10.0))
 def test_homogeneous_kernels_are_scale_covariant(name, X, scale):
-    make, degree = HOMOGENEOUS[name]
-    estimator = make().fit(X)
+    estimator = make_estimator(name, coef0=0.0).fit(X)
+    degree = estimator.degree
     base = estimator.transform(X)
     assert_allclose(
         estimator.transform(scale * X),
@@ -116,10 +92,11 @@ def test_homogeneous_kernels_are_scale_covariant(name, X, scale):
     )
 
 
+@pytest.mark.slow
 def test_identical_in_another_process(tmp_path):
     rng = np.random.RandomState(0)
     X = rng.rand(20, 6)
-    fitted = {name: make().fit(X) for name, make in ESTIMATORS.items()}
+    fitted = {name: _make(name).fit(X) for name in NAMES}
     expected = {name: dense(est.transform(X)) for name, est in fitted.items()}
     (tmp_path / "fitted.pkl").write_bytes(pickle.dumps((fitted, X)))
     script = (
@@ -135,5 +112,5 @@ def test_identical_in_another_process(tmp_path):
         timeout=300,
     )
     results = pickle.loads((tmp_path / "out.pkl").read_bytes())
-    for name in ESTIMATORS:
+    for name in NAMES:
         assert_array_equal(results[name], expected[name])

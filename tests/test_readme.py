@@ -3,10 +3,13 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert blocks, "README.md has no Python example"

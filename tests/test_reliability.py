@@ -14,7 +14,9 @@ every option with a code path of its own):
 * process-wide state (the BLAS thread limit) is left as it was found, even
   with concurrent transforms;
 * with ``assume_finite=True`` a NaN input never produces an error that blames
-  another cause.
+  another cause;
+* a pickled copy, and threads sharing one fitted estimator, give the same
+  output bit for bit.
 """
 
 import pickle
@@ -250,6 +252,7 @@ def _blas_limits():
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["TensorSketch", "CoREHasher-core1-gaussian", "KernelJL-rbf", "TensorSRHT"]
 )
@@ -351,6 +354,7 @@ def test_overflow_is_a_clear_error(name, params):
         make_estimator(name, **{"degree": 3, **params}).fit(_data()).transform(_data())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_components", [1, 2, 3])
 @pytest.mark.parametrize("name", NAMES)
 def test_rows_alone_give_the_whole_transform_at_tiny_sizes(name, n_components):
@@ -364,3 +368,29 @@ def test_rows_alone_give_the_whole_transform_at_tiny_sizes(name, n_components):
         rows = [estimator.transform(X_in[i : i + 1]) for i in range(X.shape[0])]
         stacked = sp.vstack(rows) if sp.issparse(rows[0]) else np.vstack(rows)
         assert_same_output(name, stacked, whole)
+
+
+# -- pickling and threads ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pickle_and_threads_give_identical_results(name):
+    rng = np.random.RandomState(1)
+    X = rng.rand(300, 5) * (rng.rand(300, 5) < 0.6)
+    estimator = make_estimator(name).fit(X)
+    expected = dense(estimator.transform(X))
+    restored = pickle.loads(pickle.dumps(estimator))
+    assert_array_equal(dense(restored.transform(X)), expected)
+
+    results = [None] * 4
+
+    def work(i):
+        results[i] = dense(estimator.transform(X))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results:
+        assert_array_equal(result, expected)

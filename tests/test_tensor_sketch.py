@@ -1,7 +1,6 @@
 """TensorSketch: the mathematics of MATH.md section 1 and the estimator contract."""
 
 import itertools
-import pickle
 from math import factorial
 
 import numpy as np
@@ -134,6 +133,7 @@ def test_equals_scikit_learn_polynomial_count_sketch_with_same_hashes(degree, co
 # Statistics: unbiasedness and variance
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "degree, gamma, coef0", [(2, 1.0, 0.0), (3, 0.5, 1.0), (4, 1.0, 0.5)]
@@ -194,6 +194,7 @@ def count_sketch_products_vectorized(x, y, n_components, n_draws, seed):
     return (Cx * Cy).reshape(n_draws, n_components).sum(axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_degree_one_variance_matches_exact_count_sketch_variance():
     rng = np.random.RandomState(3)
@@ -223,6 +224,7 @@ def test_degree_one_variance_matches_exact_count_sketch_variance():
     assert abs(variance - expected) < 4 * variance_error
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_unbiased_for_feature_indices_beyond_32_bits():
     # Feature indices near 2**33 use the general 61-bit arithmetic; the
@@ -245,7 +247,8 @@ def test_unbiased_for_feature_indices_beyond_32_bits():
 
 
 # ---------------------------------------------------------------------------
-# Invariances: sparse, chunks, dtype, pickling
+# Sparse input and fitted state (sparse = dense, chunks, dtype and
+# random_state for every polynomial sketch: test_polynomial_common.py)
 
 
 @pytest.fixture
@@ -256,15 +259,6 @@ def data():
     return X
 
 
-@pytest.mark.parametrize("degree, coef0", [(2, 0.0), (3, 1.0)])
-def test_sparse_equals_dense(data, degree, coef0):
-    sketch = TensorSketch(128, degree=degree, coef0=coef0, random_state=0).fit(data)
-    dense = sketch.transform(data)
-    assert_allclose(sketch.transform(sp.csr_matrix(data)), dense, atol=1e-12)
-    assert_allclose(sketch.transform(sp.csc_matrix(data)), dense, atol=1e-12)
-    assert_allclose(sketch.transform(sp.csr_array(data)), dense, atol=1e-12)
-
-
 def test_very_sparse_input_hashes_only_present_features():
     # Fewer stored entries than features: each chunk hashes its own columns.
     rng = np.random.RandomState(0)
@@ -273,43 +267,6 @@ def test_very_sparse_input_hashes_only_present_features():
     sketch = TensorSketch(64, degree=2, coef0=0.5, random_state=0).fit(X)
     reference = sketch.transform(X[:, :].toarray())  # dense path hashes all features
     assert_allclose(sketch.transform(X), reference, atol=1e-12)
-
-
-@pytest.mark.parametrize("sparse", [False, True])
-def test_chunked_equals_whole(data, sparse):
-    X = sp.csr_matrix(data) if sparse else data
-    sketch = TensorSketch(256, degree=3, coef0=1.0, random_state=0).fit(X)
-    whole = sketch.transform(X)
-    with config_context(working_memory=0.05):  # a few rows per chunk
-        assert_array_equal(sketch.transform(X), whole)
-    pieces = [sketch.transform(X[i : i + 7]) for i in range(0, X.shape[0], 7)]
-    assert_array_equal(np.vstack(pieces), whole)
-
-
-def test_float32_preserved_and_close_to_float64(data):
-    sketch = TensorSketch(256, degree=2, coef0=1.0, random_state=0).fit(data)
-    Z64 = sketch.transform(data)
-    for X32 in (data.astype(np.float32), sp.csr_matrix(data.astype(np.float32))):
-        Z32 = sketch.transform(X32)
-        assert Z32.dtype == np.float32
-        # float32 has 24 bits of mantissa: relative error ~1e-7 per operation,
-        # a few hundred operations per feature.
-        assert_allclose(Z32, Z64, rtol=0, atol=1e-4 * np.abs(Z64).max())
-    assert sketch.transform(data.astype(np.int64)).dtype == np.float64
-
-
-def test_pickled_equals_original(data):
-    sketch = TensorSketch(128, degree=2, random_state=0).fit(data)
-    restored = pickle.loads(pickle.dumps(sketch))
-    assert_array_equal(restored.transform(data), sketch.transform(data))
-
-
-def test_deterministic_given_random_state(data):
-    first = TensorSketch(64, random_state=7).fit_transform(data)
-    second = TensorSketch(64, random_state=7).fit_transform(data)
-    other = TensorSketch(64, random_state=8).fit_transform(data)
-    assert_array_equal(first, second)
-    assert not np.allclose(first, other)
 
 
 def test_fitted_state_does_not_grow_with_features():
@@ -355,35 +312,6 @@ def test_duplicate_rows_map_to_identical_rows(data):
 # Errors
 
 
-@pytest.mark.parametrize(
-    "params, match",
-    [
-        ({"degree": 0}, "degree"),
-        ({"n_components": 0}, "n_components"),
-        ({"gamma": 0.0}, "gamma"),
-        ({"gamma": -1.0}, "gamma"),
-        ({"coef0": -0.5}, "coef0"),
-        ({"degree": 2.5}, "degree"),
-    ],
-)
-def test_invalid_parameters(params, match):
-    with pytest.raises(ValueError, match=match):
-        TensorSketch(**params).fit(np.ones((2, 2)))
-
-
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_non_finite_input(bad):
-    X = np.ones((3, 2))
-    X[1, 1] = bad
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        TensorSketch().fit(X)
-    sketch = TensorSketch().fit(np.ones((3, 2)))
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        sketch.transform(X)
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        sketch.transform(sp.csr_matrix(X))
-
-
 @pytest.mark.parametrize("dtype, huge", [(np.float64, 1e200), (np.float32, 1e25)])
 def test_overflow_is_an_error_not_inf(dtype, huge):
     X = np.array([[huge, 1.0], [1.0, 2.0]], dtype=dtype)
@@ -392,12 +320,6 @@ def test_overflow_is_an_error_not_inf(dtype, huge):
         sketch.transform(X)
     # Large but representable values are fine.
     assert np.isfinite(sketch.transform(np.sqrt(np.sqrt(X)))).all()
-
-
-def test_wrong_number_of_features():
-    sketch = TensorSketch().fit(np.ones((3, 4)))
-    with pytest.raises(ValueError, match="features"):
-        sketch.transform(np.ones((3, 5)))
 
 
 # ---------------------------------------------------------------------------
@@ -414,6 +336,7 @@ def test_feature_names_and_pandas_output(data):
     assert list(output.columns) == list(names)
 
 
+@pytest.mark.slow
 def test_pipeline_grid_search_over_n_components():
     from sklearn.datasets import load_digits
 

@@ -15,39 +15,25 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import statistical_seeds
+from conftest import ESTIMATOR_REGISTRY, make_estimator, statistical_seeds
 from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.preprocessing import normalize
 
-from sklearn_sketch import (
-    ComplexToRealSketch,
-    MaclaurinSketch,
-    PolynomialTreeSketch,
-    TensorSketch,
-    TensorSRHT,
-)
 from sklearn_sketch.utils import _chunking
 
 WIDE = 2**31
 MIB = 2**20
 
-# Every estimator, and every option that takes another code path.
-VARIANTS = {
-    "tensorsketch": lambda **kw: TensorSketch(**kw),
-    "tensorsrht": lambda **kw: TensorSRHT(**kw),
-    "ctr-srht": lambda **kw: ComplexToRealSketch(projection="srht", **kw),
-    "ctr-rademacher": lambda **kw: ComplexToRealSketch(projection="rademacher", **kw),
-    "tree-ts": lambda **kw: PolynomialTreeSketch(base="tensorsketch", **kw),
-    "tree-ts-hash": lambda **kw: PolynomialTreeSketch(buckets="hash", **kw),
-    "tree-srht": lambda **kw: PolynomialTreeSketch(base="tensorsrht", **kw),
-    "maclaurin": lambda **kw: MaclaurinSketch(**kw),
-    "maclaurin-ts-sketched-linear": lambda **kw: MaclaurinSketch(
-        base="tensorsketch", linear="sketch", **kw
-    ),
-    "maclaurin-srht": lambda **kw: MaclaurinSketch(base="tensorsrht", **kw),
-}
-ALL = pytest.mark.parametrize("name", sorted(VARIANTS))
+# Every polynomial sketch of the registry (each option with a code path).
+POLYNOMIAL = sorted(
+    name for name in ESTIMATOR_REGISTRY if not name.startswith(("CoREHasher", "KernelJL"))
+)
+# A homogeneous kernel (the zero row maps to zero) and an inhomogeneous one.
+KERNELS = pytest.mark.parametrize(
+    "params", [{"degree": 2, "coef0": 0.0}, {"degree": 3, "coef0": 1.0}], ids=["p2c0", "p3c1"]
+)
+ALL = pytest.mark.parametrize("name", POLYNOMIAL)
 
 
 def wide_rows(n_features=WIDE, seed=0, pool=None):
@@ -72,10 +58,10 @@ def wide_rows(n_features=WIDE, seed=0, pool=None):
 
 
 @ALL
-@pytest.mark.parametrize("params", [{}, {"degree": 3, "coef0": 1.0}], ids=["default", "p3c1"])
+@KERNELS
 def test_wide_sparse_input_costs_what_its_nonzeros_cost(name, params):
     X = wide_rows()
-    estimator = VARIANTS[name](random_state=0, **params)
+    estimator = make_estimator(name, **params)
     tracemalloc.start()
     try:
         start = time.perf_counter()
@@ -95,15 +81,24 @@ def test_wide_sparse_input_costs_what_its_nonzeros_cost(name, params):
     assert Z.shape == (4, estimator.n_components) and np.all(np.isfinite(Z))
     assert_array_equal(Z[0], Z[2])
     assert not np.array_equal(Z[0], Z[1])
-    if not params:
+    if params["coef0"] == 0:
         assert_array_equal(Z[3], 0.0)
     else:
         assert np.any(Z[3] != 0)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize(
-    "name", ["tensorsrht", "ctr-srht", "tree-srht", "tree-ts", "maclaurin", "maclaurin-srht"]
+    "name",
+    [
+        "TensorSRHT",
+        "ComplexToRealSketch-srht",
+        "PolynomialTreeSketch-tensorsrht",
+        "PolynomialTreeSketch-tensorsketch",
+        "MaclaurinSketch-tree",
+        "MaclaurinSketch-tensorsrht",
+    ],
 )
 def test_wide_input_estimate_is_unbiased(name):
     # Rows of 2**31 columns that overlap: the hashed-down SRHTs (and the
@@ -118,8 +113,8 @@ def test_wide_input_estimate_is_unbiased(name):
     products = np.empty((n_draws, 3, 3))
     with config_context(assume_finite=True):
         for draw, seed in enumerate(statistical_seeds(n_draws)):
-            Z = VARIANTS[name](
-                n_components=16, degree=degree, coef0=coef0, random_state=seed
+            Z = make_estimator(
+                name, n_components=16, degree=degree, coef0=coef0, random_state=seed
             ).fit_transform(X)
             products[draw] = Z @ Z.T
     standard_error = products.std(axis=0, ddof=1) / np.sqrt(n_draws)
@@ -139,11 +134,11 @@ def machine_of_16_gib(monkeypatch):
     monkeypatch.setattr(_chunking, "_physical_memory_bytes", lambda: 16 * 2**30)
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
-@pytest.mark.parametrize("params", [{}, {"degree": 3, "coef0": 1.0}], ids=["default", "p3c1"])
+@ALL
+@KERNELS
 def test_impossible_size_fails_at_once_naming_it(name, params, machine_of_16_gib):
     X = np.random.RandomState(0).rand(5, 12)
-    estimator = VARIANTS[name](n_components=10**9, random_state=0, **params)
+    estimator = make_estimator(name, n_components=10**9, **params)
     start = time.perf_counter()
     with pytest.raises((ValueError, MemoryError), match="n_components=1000000000"):
         estimator.fit(X)
@@ -153,5 +148,5 @@ def test_impossible_size_fails_at_once_naming_it(name, params, machine_of_16_gib
 @ALL
 def test_large_but_possible_size_is_not_refused(name, machine_of_16_gib):
     X = np.random.RandomState(0).rand(3, 12)
-    Z = VARIANTS[name](n_components=2**17, degree=3, coef0=1.0, random_state=0).fit_transform(X)
+    Z = make_estimator(name, n_components=2**17, degree=3, coef0=1.0).fit_transform(X)
     assert Z.shape == (3, 2**17) and np.all(np.isfinite(Z))

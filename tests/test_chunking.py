@@ -1,4 +1,6 @@
-"""Bounded memory: transform's peak beyond its output is a chunk, whatever n_samples is.
+"""The chunk engine (``utils/_chunking.py``): parallel row chunks give every
+job work, and transform's peak beyond its output is a chunk, whatever
+n_samples is.
 
 ``tracemalloc`` sees numpy's and scipy's buffers, so the peak it reports
 during ``transform`` (the input already exists when tracing starts) minus
@@ -13,17 +15,10 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_estimator
 from sklearn import config_context
 
-from sklearn_sketch import (
-    ComplexToRealSketch,
-    CoREHasher,
-    KernelJL,
-    MaclaurinSketch,
-    PolynomialTreeSketch,
-    TensorSketch,
-    TensorSRHT,
-)
+from sklearn_sketch.utils._chunking import parallel_row_chunks
 
 MIB = 2**20
 # The chunk budget: scikit-learn's working_memory, below every estimator's
@@ -31,21 +26,31 @@ MIB = 2**20
 # that sizes the chunks.
 WORKING_MEMORY_MIB = 4
 
-ESTIMATORS = [
-    (TensorSketch(16, degree=2, coef0=1.0, random_state=0), "dense"),
-    (TensorSketch(16, degree=2, coef0=1.0, random_state=0), "sparse"),
-    (TensorSRHT(16, degree=2, coef0=1.0, random_state=0), "dense"),
-    (ComplexToRealSketch(16, degree=2, coef0=1.0, random_state=0), "dense"),
-    (ComplexToRealSketch(16, degree=2, projection="rademacher", random_state=0), "dense"),
-    (PolynomialTreeSketch(16, degree=4, coef0=1.0, base="tensorsrht", random_state=0), "dense"),
-    (PolynomialTreeSketch(16, degree=4, base="tensorsketch", random_state=0), "dense"),
-    (MaclaurinSketch(48, degree=3, coef0=1.0, random_state=0), "dense"),
-    (MaclaurinSketch(48, degree=3, coef0=1.0, random_state=0), "sparse"),
-    (KernelJL(16, n_subsample=100, gamma=0.05, random_state=0), "dense"),
-    (CoREHasher(8, random_state=0), "dense"),
-    (CoREHasher(8, random_state=0), "sparse"),
-    (CoREHasher(8, hashing="oph", random_state=0), "sparse"),
+# Registry entries (and the options this test needs) by input kind: every
+# family and engine path, dense and sparse. KernelJL with a subsample of 100
+# rows, so that its kernel blocks are what the chunks must bound.
+CASES = [
+    ("TensorSketch", "dense", {"n_components": 16, "degree": 2}),
+    ("TensorSketch", "sparse", {"n_components": 16, "degree": 2}),
+    ("TensorSRHT", "dense", {"n_components": 16, "degree": 2}),
+    ("ComplexToRealSketch-srht", "dense", {"n_components": 16, "coef0": 1.0}),
+    ("ComplexToRealSketch-rademacher", "dense", {"n_components": 16, "degree": 2}),
+    ("PolynomialTreeSketch-tensorsrht", "dense", {"n_components": 16, "coef0": 1.0}),
+    ("PolynomialTreeSketch-tensorsketch", "dense", {"n_components": 16, "degree": 4}),
+    ("MaclaurinSketch-tree", "dense", {}),
+    ("MaclaurinSketch-tree", "sparse", {}),
+    ("KernelJL-rbf", "dense", {"n_components": 16, "n_subsample": 100, "gamma": 0.05}),
+    ("CoREHasher-core1-gaussian", "dense", {"n_components": 8}),
+    ("CoREHasher-core1-gaussian", "sparse", {"n_components": 8}),
+    ("CoREHasher-core2-oph", "sparse", {"n_components": 8}),
 ]
+
+
+def test_parallel_row_chunks_give_every_job_work():
+    assert len(parallel_row_chunks(100, 8, 2, exact_rows=True)) == 2
+    assert len(parallel_row_chunks(100, 8, 2, exact_rows=False)) == 1
+    many = parallel_row_chunks(10_000, 2**20, 2, exact_rows=True)  # 1 MiB rows
+    assert len(many) == 625  # the memory bound wins
 
 
 def _input(kind, n_rows, seed=0):
@@ -76,11 +81,12 @@ def _peak_beyond_output(estimator, X):
     return peak - _nbytes(X_new)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
-    "estimator, kind", ESTIMATORS, ids=lambda p: type(p).__name__ if not isinstance(p, str) else p
+    "name, kind, params", CASES, ids=[f"{name}-{kind}" for name, kind, _ in CASES]
 )
-def test_transform_peak_beyond_output_is_one_chunk(estimator, kind):
-    estimator.fit(_input(kind, 500, seed=1))
+def test_transform_peak_beyond_output_is_one_chunk(name, kind, params):
+    estimator = make_estimator(name, **params).fit(_input(kind, 500, seed=1))
     with config_context(working_memory=WORKING_MEMORY_MIB):
         peaks = [_peak_beyond_output(estimator, _input(kind, n)) for n in (10_000, 100_000)]
     budget = WORKING_MEMORY_MIB * MIB

@@ -1,0 +1,103 @@
+"""What the base class (``_base.py``) gives every estimator of the registry:
+partial_fit (incremental fitting) and n_jobs (parallel row chunks).
+
+KernelJL's partial_fit (a reservoir subsample) is tested in
+``test_kernel_jl.py``, the dask integration in ``test_dask.py``.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import ESTIMATOR_REGISTRY, make_estimator
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import config_context
+
+from sklearn_sketch import TensorSketch
+
+NAMES = sorted(ESTIMATOR_REGISTRY)
+# The sketches whose random map does not depend on the data.
+OBLIVIOUS = [name for name in NAMES if not name.startswith("KernelJL")]
+
+
+def _data(n_samples=600, n_features=40, density=0.3, seed=0, dtype=np.float64):
+    rng = np.random.RandomState(seed)
+    X = rng.standard_normal((n_samples, n_features)).astype(dtype)
+    X[rng.rand(n_samples, n_features) > density] = 0
+    X[3] = 0  # an all-zero row
+    return X
+
+
+def _dense(X):
+    return X.toarray() if sp.issparse(X) else X
+
+
+# ---------------------------------------------------------------------------
+# partial_fit of the oblivious sketches
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", OBLIVIOUS)
+def test_oblivious_partial_fit_draws_once_and_matches_fit(name):
+    X = _data()
+    fitted = make_estimator(name).fit(X)
+    incremental = make_estimator(name)
+    for batch in np.array_split(X, 4):
+        assert incremental.partial_fit(batch) is incremental
+        state = {k: v.copy() for k, v in vars(incremental).items() if k.endswith("_") and isinstance(v, np.ndarray)}
+    # Later batches changed nothing that was drawn by the first one.
+    for attribute, value in state.items():
+        assert_array_equal(getattr(incremental, attribute), value)
+        assert_array_equal(getattr(fitted, attribute), value)
+    assert_array_equal(_dense(incremental.transform(X)), _dense(fitted.transform(X)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_partial_fit_rejects_other_number_of_features(name):
+    X = _data(n_samples=50)
+    estimator = make_estimator(name).partial_fit(X)
+    with pytest.raises(ValueError, match="X has 39 features, but .* is expecting 40"):
+        estimator.partial_fit(X[:, :-1])
+    with pytest.raises(ValueError, match="NaN"):
+        estimator.partial_fit(np.full((2, 40), np.nan))
+
+
+# ---------------------------------------------------------------------------
+# n_jobs: parallel row chunks, identical output
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("working_memory", [None, 0.05])
+def test_n_jobs_output_identical_to_one_job(name, sparse, dtype, working_memory):
+    X = _data(n_samples=700, dtype=dtype)
+    if sparse:
+        X = sp.csr_matrix(X)
+    # KernelJL: a subsample large enough for several kernel blocks.
+    kernel_jl = name.startswith("KernelJL")
+    params = {"n_subsample": 64, "n_components": 16} if kernel_jl else {}
+    one = make_estimator(name, n_jobs=1, **params).fit(X)
+    two = make_estimator(name, n_jobs=2, **params).fit(X)
+    with config_context(working_memory=working_memory or 1024):
+        expected, result = one.transform(X), two.transform(X)
+    assert type(result) is type(expected) and result.dtype == expected.dtype == dtype
+    if name.startswith("KernelJL"):
+        # BLAS products round differently with other thread counts and
+        # shapes, so KernelJL is equal up to rounding, not bit for bit.
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        assert_allclose(result, expected, rtol=tol, atol=tol * np.abs(expected).max())
+    elif sp.issparse(expected):
+        assert result.indices.dtype == expected.indices.dtype
+        assert result.indptr.dtype == expected.indptr.dtype
+        for part in ("data", "indices", "indptr"):
+            assert_array_equal(getattr(result, part), getattr(expected, part))
+    else:
+        assert_array_equal(result, expected)
+
+
+def test_n_jobs_errors_surface_from_threads():
+    X = np.full((40, 3), 1e30, dtype=np.float32)
+    sketch = TensorSketch(n_components=16, degree=3, random_state=0, n_jobs=2).fit(X)
+    with pytest.raises(ValueError, match="overflowed float32"):
+        sketch.transform(X)
