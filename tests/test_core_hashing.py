@@ -90,7 +90,9 @@ def _oracle(u, v, n, seed):
 
 def _per_hash(u, v, n, **params):
     """Per-hash contributions ``k z_u[j] . z_v[j]`` of the hasher actually used."""
-    hasher = CoREHasher(n_components=n, **params).fit(np.vstack([u, v]))
+    # The k hashes of the "minwise" scheme are independent draws.
+    hasher = CoREHasher(n_components=n, hashing="minwise", **params)
+    hasher.fit(np.vstack([u, v]))
     Z = hasher.transform(sp.csr_matrix(np.vstack([u, v])))
     width = Z.shape[1] // n
     product = Z[0].multiply(Z[1]).tocoo()
@@ -359,7 +361,8 @@ def test_minwise_collisions_on_mnist_pixels(data_home):
     X = X[:12]
     k = 20_000
     hasher = CoREHasher(
-        k, kernel="resemblance", b_bits=None, random_state=statistical_seed(0)
+        k, kernel="resemblance", b_bits=None, hashing="minwise",
+        random_state=statistical_seed(0),
     )
     Z = hasher.fit_transform(X)
     estimated = (Z @ Z.T).toarray()
