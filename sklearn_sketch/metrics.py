@@ -143,6 +143,17 @@ def _l1_norms(X):
     return np.abs(X).sum(axis=1, dtype=np.float64)
 
 
+def _split_pattern(X):
+    """Binary CSR pattern of the split rows ``[x > 0, x < 0]`` (width 2 d)."""
+    X = canonical_csr(X)
+    indices = X.indices.astype(np.int64) + X.shape[1] * (X.data < 0)
+    pattern = sp.csr_matrix(
+        (np.ones(X.nnz), indices, X.indptr), shape=(X.shape[0], 2 * X.shape[1])
+    )
+    pattern.sort_indices()
+    return pattern
+
+
 def _min_max_from_l1(X, Y):
     """``sum min / sum max`` of the split rows, from l1 norms and distances.
 
@@ -159,18 +170,21 @@ def _min_max_from_l1(X, Y):
     if sp.issparse(Y):
         Y = canonical_csr(Y)
     norms_X, norms_Y = _l1_norms(X), _l1_norms(Y)
+    # Rows that share no coordinate of the same sign have kernel 0 exactly,
+    # where the difference of the sums would leave a rounding error.
+    pattern_X, pattern_Y_T = _split_pattern(X), _split_pattern(Y).T.tocsc()
     K = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
-    # Per row of a block: the distances, the sums and the result, float64.
-    for rows in row_chunks(X.shape[0], 4 * 8 * max(Y.shape[0], 1)):
+    # Per row of a block: the distances, the overlaps, the sums and the
+    # result, float64.
+    for rows in row_chunks(X.shape[0], 5 * 8 * max(Y.shape[0], 1)):
         distances = manhattan_distances(X[rows], Y).astype(np.float64, copy=False)
         sums = norms_X[rows, None] + norms_Y[None, :]
-        # Two all-zero rows: 0 / 0, whose kernel value is 0.
         maxima = sums + distances
-        maxima[maxima == 0] = np.inf
         sums -= distances
-        np.clip(sums, 0.0, None, out=sums)  # rounding, on disjoint rows
+        sums[(pattern_X[rows] @ pattern_Y_T).toarray() == 0] = 0.0
+        maxima[maxima == 0] = np.inf  # two all-zero rows: kernel 0
         sums /= maxima
-        K[rows] = np.minimum(sums, 1.0)
+        K[rows] = np.clip(sums, 0.0, 1.0)
     return K
 
 
