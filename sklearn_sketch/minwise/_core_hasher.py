@@ -187,7 +187,8 @@ class CoREHasher(BaseSketch):
     >>> import numpy as np
     >>> from sklearn_sketch import CoREHasher
     >>> from sklearn_sketch.metrics import core_kernel
-    >>> X = np.array([[1.0, 2.0, 0.0, 3.0], [1.0, 0.0, 0.0, 3.0], [0.0, 0.0, 4.0, 0.0]])
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.rand(3, 100) * (rng.rand(3, 100) < [[0.5], [0.6], [0.3]])
     >>> hasher = CoREHasher(n_components=2048, kernel="core1", random_state=0)
     >>> X_hashed = hasher.fit_transform(X)
     >>> X_hashed.shape, X_hashed.nnz
