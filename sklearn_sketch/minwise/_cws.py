@@ -30,16 +30,12 @@ a row gives the same bits in any chunk of rows.
 import numpy as np
 
 from ..utils._counter_random import icws_variables
-from ._positions import nnz_chunks
+from ._positions import MAX_CHUNK_NNZ, nnz_chunks
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 # (entry, hash) pairs computed at once: their temporaries (about 40 bytes
-# a pair in float32, 70 in float64) stay within 10-20 MiB. (feature, hash)
-# variables generated at once: their generation's temporaries (about 64
-# bytes each) stay near 32 MiB. Larger blocks of either cost less per pair
-# (fewer generations of a feature's variables, fewer NumPy calls).
-MAX_PAIRS = 2**18
-MAX_TABLE = 2**19
+# a pair in float32, 70 in float64) stay within a few MiB.
+MAX_PAIRS = 2**16
 
 
 def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
@@ -64,56 +60,56 @@ def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
     t : ndarray of shape (n_nonempty_rows, k), dtype int64
         ``t*``, only when ``return_t`` is True.
     """
-    nonempty = np.diff(indptr) > 0
-    starts = indptr[:-1][nonempty]
+    starts = indptr[:-1][np.diff(indptr) > 0]
     positions = np.empty((starts.size, n_hashes), dtype=np.int64)
-    if starts.size == 0:
-        return _with_t(positions, indices, data, seed, return_t)
-    log_x = np.log(data)
-    # ln a_i minus the row's largest ln x_i (see the module's docstring).
-    shifted = np.repeat(np.maximum.reduceat(log_x, starts), np.diff(indptr)[nonempty])
-    shifted -= log_x
-    # The variables of each distinct feature once per block of hashes,
-    # gathered by the entries, unless there are about as many features as
-    # entries: generating them costs more than the rest of a pair's work.
-    features, inverse = np.unique(indices, return_inverse=True)
-    use_table = features.size * 2 < indices.size
-    keyed = features if use_table else indices
-    block = max(1, min(n_hashes, MAX_TABLE // keyed.size))
-    chunks = list(nnz_chunks(indptr, max_nnz=max(1, MAX_PAIRS // block)))
-    for first in range(0, n_hashes, block):
-        hashes = np.arange(first, min(first + block, n_hashes))
-        r, ln_c, beta = icws_variables(seed, keyed[:, None], hashes, data.dtype)
-        ln_c -= r
-        table = (np.reciprocal(r), beta, r, ln_c)
-        done = 0
-        for start, stop in chunks:
-            begin, end = indptr[start], indptr[stop]
-            rows = _chunk_minima(
-                log_x[begin:end], shifted[begin:end], indptr[start : stop + 1] - begin,
-                [v[begin:end] for v in table] if not use_table
-                else [v.take(inverse[begin:end], axis=0) for v in table],
-            )
-            rows += begin
-            positions[done : done + rows.shape[0], first : first + hashes.size] = rows
-            done += rows.shape[0]
-    return _with_t(positions, indices, data, seed, return_t)
-
-
-def _with_t(positions, indices, data, seed, return_t):
+    max_nnz = max(1, min(MAX_CHUNK_NNZ, MAX_PAIRS))
+    done = 0
+    for start, stop in nnz_chunks(indptr, max_nnz=max_nnz):
+        first, last = indptr[start], indptr[stop]
+        chunk = _chunk_positions(
+            indices[first:last], data[first:last], indptr[start : stop + 1] - first,
+            seed, n_hashes,
+        )
+        chunk += first
+        positions[done : done + chunk.shape[0]] = chunk
+        done += chunk.shape[0]
     if not return_t:
         return positions
     return positions, _t_of(indices, data, positions, seed)
 
 
-def _chunk_minima(log_x, shifted, indptr, table):
-    """Positions (within the chunk) of the minimal ``ln a`` of its nonempty rows."""
-    starts = indptr[:-1][np.diff(indptr) > 0]
-    keys = _sort_keys(log_x, shifted, *table)
-    keys |= np.arange(log_x.size, dtype=np.uint64)[:, None]
-    minima = np.minimum.reduceat(keys, starts, axis=0)
-    minima &= _LOW32
-    return minima.astype(np.int64)
+def _chunk_positions(indices, data, indptr, seed, n_hashes):
+    """:func:`icws` positions within one chunk of fewer than ``2**32`` entries."""
+    nonempty = np.diff(indptr) > 0
+    starts = indptr[:-1][nonempty]
+    positions = np.empty((starts.size, n_hashes), dtype=np.int64)
+    if starts.size == 0:
+        return positions
+    log_x = np.log(data)
+    # ln a_i minus the row's largest ln x_i (see the module's docstring).
+    log_peaks = np.maximum.reduceat(log_x, starts)
+    shifted = np.repeat(log_peaks, np.diff(indptr)[nonempty])
+    shifted -= log_x
+    # The variables of each distinct feature of the chunk once, gathered by
+    # the entries, unless there are about as many features as entries.
+    features, inverse = np.unique(indices, return_inverse=True)
+    use_table = features.size * 2 < indices.size
+    keyed = features if use_table else indices
+    position_bits = np.arange(indices.size, dtype=np.uint64)
+    block = max(1, min(n_hashes, MAX_PAIRS // indices.size))
+    for first in range(0, n_hashes, block):
+        hashes = np.arange(first, min(first + block, n_hashes))
+        r, ln_c, beta = icws_variables(seed, keyed[:, None], hashes, data.dtype)
+        inverse_r = np.reciprocal(r)
+        ln_c -= r
+        table = (inverse_r, beta, r, ln_c)
+        if use_table:
+            table = (v.take(inverse, axis=0) for v in table)
+        keys = _sort_keys(log_x, shifted, *table)
+        keys |= position_bits[:, None]
+        minima = np.minimum.reduceat(keys, starts, axis=0)
+        positions[:, first : first + hashes.size] = minima & _LOW32
+    return positions
 
 
 def _sort_keys(log_x, shifted, inverse_r, beta, r, ln_c_minus_r):
