@@ -158,8 +158,8 @@ def main(argv=None):
     rows = []
 
     def record(dataset, model, k, accuracy, seconds):
-        rows.append(dict(dataset=dataset, model=model, k=k, accuracy=round(accuracy, 2),
-                         seconds=round(seconds, 1)))
+        rows.append({"dataset": dataset, "model": model, "k": k,
+                     "accuracy": round(accuracy, 2), "seconds": round(seconds, 1)})
         label = model if k is None else f"{model}, k={k}"
         print(f"  {label:36s} {accuracy:6.2f}  {seconds:7.1f} s", flush=True)
 

@@ -1,10 +1,10 @@
 """Exact kernels, for ``SVC(kernel="precomputed")`` baselines and tests.
 
-The CoRE and resemblance kernels are computed with two sparse products per block of rows of
-``X``: the correlation ``rho = <u~, v~>`` of the l2-normalized rows and the
-intersection sizes ``a = |S_u & S_v|`` of their nonzero patterns. Blocks are
-sized by scikit-learn's ``working_memory``, so the temporaries beyond the
-``(n_X, n_Y)`` output stay bounded. The min-max and GMM kernels follow from
+The CoRE and resemblance kernels are computed with two sparse products per
+block of rows of ``X``: the correlation ``rho = <u~, v~>`` of the
+l2-normalized rows and the intersection sizes ``a = |S_u & S_v|`` of their
+nonzero patterns. Blocks are sized by scikit-learn's ``working_memory``, so
+the temporaries beyond the ``(n_X, n_Y)`` output stay bounded. The min-max and GMM kernels follow from
 the l1 norms of the rows and their l1 distances (scikit-learn's
 ``manhattan_distances``, sparse-aware), by blocks of rows alike.
 """
@@ -13,10 +13,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import check_pairwise_arrays, manhattan_distances
 from sklearn.preprocessing import normalize
-
-from .utils._chunking import row_chunks
 from sklearn.utils.validation import check_non_negative
 
+from .utils._chunking import row_chunks
 from .utils._validation import canonical_csr
 
 __all__ = ["core_kernel", "gmm_kernel", "min_max_kernel", "resemblance_kernel"]
@@ -163,7 +162,9 @@ def _min_max_from_l1(X, Y):
     the same with ``+``. For nonnegative rows ``x~ = [x, 0]``: the min-max
     kernel.
     """
-    X, Y = check_pairwise_arrays(X, Y, accept_sparse="csr", dtype=(np.float64, np.float32))
+    X, Y = check_pairwise_arrays(
+        X, Y, accept_sparse="csr", dtype=(np.float64, np.float32)
+    )
     dtype = np.result_type(X.dtype, Y.dtype)
     if sp.issparse(X):
         X = canonical_csr(X)

@@ -132,7 +132,8 @@ class MinMaxHasher(BaseSketch):
     >>> X_hashed = hasher.fit_transform(X)
     >>> X_hashed.shape, X_hashed.nnz
     ((3, 524288), 6144)
-    >>> bool(np.allclose((X_hashed @ X_hashed.T).toarray(), min_max_kernel(X), atol=0.1))
+    >>> estimate = (X_hashed @ X_hashed.T).toarray()
+    >>> bool(np.allclose(estimate, min_max_kernel(X), atol=0.1))
     True
     """
 
@@ -161,7 +162,8 @@ class MinMaxHasher(BaseSketch):
         self._check_values(X)
         k = self.n_components
         check_allocation(
-            64 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW + _BYTES_PER_PAIR * MAX_PAIRS,
+            64 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
+            + _BYTES_PER_PAIR * MAX_PAIRS,
             f"MinMaxHasher with n_components={k} (its hashes and the transform "
             f"of one row)",
         )

@@ -259,7 +259,7 @@ def icws_variables(seed, features, hashes, dtype):
 
 
 def _minus_log_product(low, high):
-    """``-ln(u v)`` for the uniforms ``u = (low + 1/2) 2**-32``, ``v = (high + 1/2) 2**-32``."""
+    """``-ln(u v)`` of the uniforms ``(low + 1/2) 2**-32`` and ``(high + 1/2) 2**-32``."""
     low += 0.5
     high += 0.5
     low *= high
