@@ -10,7 +10,9 @@ data; SVC(kernel="precomputed") with the exact CoRE type 1, type 2 and
 resemblance kernels (``sklearn_sketch.metrics``) and, as the like-for-like
 baseline of the same solver, the linear kernel of the normalized rows; and
 CoREHasher(core1) + LinearSVC for growing k (``--ks``; ``--projection``
-chooses the hasher's projection, ``--no-exact`` skips the exact kernels).
+chooses the hasher's projection, ``--hashing`` its schemes, one-permutation
+hashing "oph" (the default) and/or the paper's k minwise hashes "minwise";
+``--no-exact`` skips the exact kernels).
 Each model reports its best test accuracy over a grid of C, as in the paper.
 MNIST10k follows Li: train on the 10000 t10k images, test on the 60000
 training images (``--test-size`` cuts the test set). The figure shows the
@@ -26,7 +28,8 @@ Run::
 
     python examples/core_svm_table.py [--quick] [--data-home DIR] [--output-dir DIR]
         [--datasets mnist10k sector_counts sector_tfidf digits] [--test-size N] [--ks 64 128 ...]
-        [--projection gaussian|rademacher|hashed_gaussian] [--no-exact]
+        [--projection gaussian|rademacher|hashed_gaussian] [--hashing oph minwise]
+        [--no-exact]
 """
 
 import csv
@@ -111,6 +114,8 @@ def main(argv=None):
     parser.add_argument("--projection", default="gaussian",
                         choices=["gaussian", "rademacher", "hashed_gaussian"],
                         help="CoREHasher's projection for the hashed features")
+    parser.add_argument("--hashing", nargs="+", default=None, choices=["oph", "minwise"],
+                        help="CoREHasher's hashing schemes (default: both; oph with --quick)")
     parser.add_argument("--no-exact", action="store_true",
                         help="skip the exact kernel SVMs (the slow part)")
     args = parser.parse_args(argv)
@@ -128,6 +133,7 @@ def main(argv=None):
         linear_Cs, kernel_Cs = [0.1, 1.0, 10.0], [1.0, 10.0, 100.0]
         ks = [64, 128, 256, 512, 1024, 2048, 4096]
     ks = args.ks or ks
+    schemes = args.hashing or (["oph"] if args.quick else ["oph", "minwise"])
 
     rows = []
     fig, axes = plt.subplots(1, len(args.datasets), figsize=(5 * len(args.datasets), 4), squeeze=False)
@@ -159,17 +165,19 @@ def main(argv=None):
             t = time.perf_counter()
             record(label, best_kernel(kernel, X_train, y_train, X_test, y_test, kernel_Cs)[0],
                    time.perf_counter() - t)
-        hashed = []
-        for k in ks:
-            t = time.perf_counter()
-            hasher = CoREHasher(k, kernel="core1", hashing="oph", b_bits=8,
-                                projection=args.projection, random_state=0).fit(X_train)
-            accuracy = best_linear(hasher.transform(X_train), y_train, hasher.transform(X_test),
-                                   y_test, linear_Cs)[0]
-            suffix = "" if args.projection == "gaussian" else f", {args.projection}"
-            record(f"hashed CoRE type 1, k={k}{suffix}", accuracy, time.perf_counter() - t)
-            hashed.append(accuracy)
-        ax.plot(ks, hashed, "o-", label="CoREHasher(core1) + LinearSVC")
+        for hashing in schemes:
+            hashed = []
+            for k in ks:
+                t = time.perf_counter()
+                hasher = CoREHasher(k, kernel="core1", hashing=hashing, b_bits=8,
+                                    projection=args.projection, random_state=0).fit(X_train)
+                accuracy = best_linear(hasher.transform(X_train), y_train,
+                                       hasher.transform(X_test), y_test, linear_Cs)[0]
+                suffix = "" if args.projection == "gaussian" else f", {args.projection}"
+                suffix += "" if hashing == "oph" else f", {hashing}"
+                record(f"hashed CoRE type 1, k={k}{suffix}", accuracy, time.perf_counter() - t)
+                hashed.append(accuracy)
+            ax.plot(ks, hashed, "o-", label=f"CoREHasher(core1, {hashing}) + LinearSVC")
         for model, style in (("CoRE type 1", "r--"), ("resemblance", "g:"), ("linear original", "k-.")):
             if model not in results:  # --no-exact
                 continue

@@ -6,7 +6,7 @@ its kernel counterpart at a fraction of the cost.
 """
 
 from .kernel_jl import KernelJL
-from .minwise import CoREHasher
+from .minwise import CoREHasher, MinMaxHasher
 from .polynomial import (
     ComplexToRealSketch,
     MaclaurinSketch,
@@ -22,6 +22,7 @@ __all__ = [
     "CoREHasher",
     "KernelJL",
     "MaclaurinSketch",
+    "MinMaxHasher",
     "PolynomialTreeSketch",
     "TensorSRHT",
     "TensorSketch",

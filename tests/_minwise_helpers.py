@@ -75,7 +75,9 @@ def permutation_oracle(u, v, n, seed):
 
 def per_hash(u, v, n, **params):
     """Per-hash contributions ``k z_u[j] . z_v[j]`` of the hasher actually used."""
-    hasher = CoREHasher(n_components=n, **params).fit(np.vstack([u, v]))
+    # The k hashes of the "minwise" scheme are independent draws.
+    hasher = CoREHasher(n_components=n, hashing="minwise", **params)
+    hasher.fit(np.vstack([u, v]))
     Z = hasher.transform(sp.csr_matrix(np.vstack([u, v])))
     width = Z.shape[1] // n
     product = Z[0].multiply(Z[1]).tocoo()

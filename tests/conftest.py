@@ -161,6 +161,7 @@ def _registry():
         CoREHasher,
         KernelJL,
         MaclaurinSketch,
+        MinMaxHasher,
         PolynomialTreeSketch,
         TensorSketch,
         TensorSRHT,
@@ -192,17 +193,20 @@ def _registry():
         "MaclaurinSketch-tensorsketch": (
             MaclaurinSketch, dict(n_components=48, degree=2, coef0=1.0, base="tensorsketch")
         ),
-        "CoREHasher-core1-gaussian": (CoREHasher, dict(n_components=16)),
+        "CoREHasher-core1-gaussian": (CoREHasher, dict(n_components=16, hashing="minwise")),
         "CoREHasher-core1-rademacher-oph": (
             CoREHasher, dict(n_components=16, projection="rademacher", hashing="oph")
         ),
         "CoREHasher-core1-hashed_gaussian": (
-            CoREHasher, dict(n_components=16, projection="hashed_gaussian")
+            CoREHasher, dict(n_components=16, projection="hashed_gaussian", hashing="minwise")
         ),
         "CoREHasher-core2-oph": (CoREHasher, dict(n_components=16, kernel="core2", hashing="oph")),
         "CoREHasher-resemblance-full": (
-            CoREHasher, dict(n_components=16, kernel="resemblance", b_bits=None)
+            CoREHasher,
+            dict(n_components=16, kernel="resemblance", b_bits=None, hashing="minwise"),
         ),
+        "MinMaxHasher-minmax": (MinMaxHasher, dict(n_components=16)),
+        "MinMaxHasher-gmm": (MinMaxHasher, dict(n_components=16, kernel="gmm", b_bits=4)),
         "KernelJL-rbf": (KernelJL, dict(n_components=8, n_subsample=4)),
         "KernelJL-poly-center": (
             KernelJL, dict(n_components=8, n_subsample=4, kernel="poly", degree=2, center=True)

@@ -94,7 +94,7 @@ def test_inner_products_equal_the_estimator(kernel, projection, small_hashed_pro
     X[2, :] = np.abs(X[2, :])  # a row of one sign, next to mixed ones
     hasher = CoREHasher(
         n_components=5, kernel=kernel, b_bits=None, projection=projection,
-        random_state=0,
+        hashing="minwise", random_state=0,
     ).fit(X)
     Z = hasher.transform(X)
     expected = _brute_force_estimator(hasher, X)

@@ -190,7 +190,8 @@ def test_minwise_collisions_on_mnist_pixels(data_home):
     X = X[:12]
     k = 20_000
     hasher = CoREHasher(
-        k, kernel="resemblance", b_bits=None, random_state=statistical_seed(0)
+        k, kernel="resemblance", b_bits=None, hashing="minwise",
+        random_state=statistical_seed(0),
     )
     Z = hasher.fit_transform(X)
     estimated = (Z @ Z.T).toarray()

@@ -1,12 +1,15 @@
-"""Minwise hashing of nonzero patterns: the CoRE and resemblance kernels.
+"""Minwise and weighted minwise hashing: CoRE, resemblance and min-max kernels.
 
 ``_positions`` computes the minwise and one-permutation hash positions
 (with the densification of empty bins), ``_projection`` the random
-projections of CoRE type 1, ``_core_hasher`` the estimator. The hash families
+projections of CoRE type 1, ``_core_hasher`` the CoRE estimator; ``_cws``
+the consistent weighted samples of the min-max kernel, ``_min_max_hasher``
+its estimator; ``_one_hot`` the b-bit one-hot output both share. The hash families
 they draw (multiply-add-shift of ``fmix32`` keys, b-bit codes, polynomial and
 SplitMix64 hashes) live in ``utils._hashing``.
 """
 
 from ._core_hasher import CoREHasher
+from ._min_max_hasher import MinMaxHasher
 
-__all__ = ["CoREHasher"]
+__all__ = ["CoREHasher", "MinMaxHasher"]

@@ -30,6 +30,12 @@ and gives identical rows whether the data are transformed whole or in chunks.
 * Count Sketch buckets and signs (:func:`signed_buckets`): sketch ``g`` of
   ``n_groups`` takes SplitMix64 output number ``i * n_groups + g`` for
   feature ``i``; its top bits are the bucket, its lowest bit the sign.
+* Consistent weighted sampling variables (:func:`icws_variables`): hash
+  ``j`` has three SplitMix64 streams, seeded by the outputs ``3 j``,
+  ``3 j + 1`` and ``3 j + 2`` of the stream seeded by ``seed``; feature
+  ``i`` takes output number ``i`` of each. Their six 32-bit halves give
+  ``r = -ln(u1 u2)`` and ``c = -ln(u3 u4)``, two Gamma(2, 1) variables, and
+  ``beta = u5``, uniform on [0, 1).
 
 This module owns the matrices: the layout of their entries on counters
 (feature blocks, words per feature, sketch groups) and the conversion of
@@ -43,7 +49,7 @@ import sys
 
 import numpy as np
 
-from ._hashing import splitmix64
+from ._hashing import mix64, splitmix64
 
 _SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
     np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
@@ -197,3 +203,67 @@ def rademacher_block(seed, features, start, stop, n_columns, dtype):
     # An explicit width: with no features, -1 cannot be inferred.
     signs = signs.reshape(words.shape[0], 64 * words.shape[1])
     return np.ascontiguousarray(signs[:, : stop - start])
+
+
+# Resolution of the uniforms made from 32-bit halves of random words.
+_TWO_TO_MINUS_32 = 2.0**-32
+# Streams (SplitMix64 words) per hash of the weighted sampling variables.
+_ICWS_STREAMS = 3
+
+
+def _halves(words):
+    """The low and high 32-bit halves of 64-bit words, as float64 integers."""
+    low = (words & np.uint64(0xFFFFFFFF)).astype(np.float64)
+    high = (words >> np.uint64(32)).astype(np.float64)
+    return low, high
+
+
+def icws_variables(seed, features, hashes, dtype):
+    """Ioffe's per-feature random variables of hashes ``hashes``, features ``features``.
+
+    Parameters
+    ----------
+    seed : int
+        Key of the variables (a 64-bit integer).
+    features : ndarray of non-negative int
+        Feature indices (below ``2**63``).
+    hashes : ndarray of non-negative int
+        Hash numbers, broadcast against ``features``.
+    dtype : numpy dtype
+        float32 or float64: the variables are drawn in float64 and rounded.
+
+    Returns
+    -------
+    r, ln_c, beta : ndarrays of the broadcast shape, dtype ``dtype``
+        ``r ~ Gamma(2, 1)``, the logarithm of ``c ~ Gamma(2, 1)`` and
+        ``beta ~ U[0, 1)``, independent, and independent across (hash,
+        feature) pairs; the same values for a pair whatever else is asked.
+    """
+    hashes = np.asarray(hashes, dtype=np.uint64)
+    features = np.asarray(features).astype(np.uint64)
+    counters = np.add(features, np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    streams = hashes * np.uint64(_ICWS_STREAMS) + np.uint64(1)
+    words = []
+    for stream in range(_ICWS_STREAMS):
+        stream_seeds = splitmix64(seed, streams + np.uint64(stream))
+        words.append(mix64(np.add(counters, stream_seeds, dtype=np.uint64)))
+    # Uniforms on (0, 1) for the logarithms (so that r and c are positive),
+    # [0, 1) for beta.
+    u1, u2 = _halves(words[0])
+    u3, u4 = _halves(words[1])
+    u5 = _halves(words[2])[0]
+    r = _minus_log_product(u1, u2)
+    ln_c = np.log(_minus_log_product(u3, u4))
+    u5 *= _TWO_TO_MINUS_32
+    return tuple(v.astype(dtype, copy=False) for v in (r, ln_c, u5))
+
+
+def _minus_log_product(low, high):
+    """``-ln(u v)`` of the uniforms ``(low + 1/2) 2**-32`` and ``(high + 1/2) 2**-32``."""
+    low += 0.5
+    high += 0.5
+    low *= high
+    low *= _TWO_TO_MINUS_32 * _TWO_TO_MINUS_32
+    np.log(low, out=low)
+    np.negative(low, out=low)
+    return low

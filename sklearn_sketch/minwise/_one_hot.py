@@ -1,0 +1,75 @@
+"""The b-bit one-hot output shared by the minwise-type hashers.
+
+A hasher with ``k`` hashes gives every nonempty row one location per hash
+(a coordinate chosen by the hash). Its output has one block per hash: the
+block of hash ``j`` holds a single nonzero, at the b-bit code of the
+location (a universal hash of it to ``b`` bits, so the block is ``2**b``
+wide) or at the location itself (``b_bits=None``, blocks as wide as the
+locations' range). All-zero rows have no locations and give empty rows, so
+every output row has exactly ``k`` nonzeros or none, and its row pointers
+are known before any hashing.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..utils._hashing import bbit_codes
+
+
+def index_dtype(n_columns, nnz):
+    """int32 for the indices of a CSR output when they and its nnz fit, else int64."""
+    fits_int32 = max(n_columns, nnz) <= np.iinfo(np.int32).max
+    return np.dtype(np.int32 if fits_int32 else np.int64)
+
+
+def nonempty_rows(X):
+    """Whether each row of a dense or CSR matrix has a nonzero."""
+    return np.diff(X.indptr) > 0 if sp.issparse(X) else X.any(axis=1)
+
+
+def output_indptr(nonempty, k, block_width):
+    """Row pointers of an output with ``k`` entries per nonempty row.
+
+    Their dtype, that of the output's indices, is int32 when the width ``k *
+    block_width`` and the number of entries fit it, int64 otherwise.
+    """
+    n_nonempty = int(np.count_nonzero(nonempty))
+    dtype = index_dtype(k * block_width, n_nonempty * k)
+    indptr = np.zeros(len(nonempty) + 1, dtype=dtype)
+    np.cumsum(nonempty, dtype=dtype, out=indptr[1:])
+    indptr *= dtype.type(k)
+    return indptr
+
+
+def write_codes(locations, bucket_coefficients, b_bits, block_width, n_keys, out):
+    """Column of each location in its hash's block, written into ``out``.
+
+    Parameters
+    ----------
+    locations : ndarray of shape (n_rows, k) of non-negative integers
+        Location chosen by hash ``j`` (column ``j``) in each row.
+    bucket_coefficients : ndarray of shape (k, 2), dtype uint64
+        Multiply-add-shift hashes of the b-bit codes (unused if ``b_bits``
+        is None).
+    b_bits : int or None
+    block_width : int
+        ``2**b_bits``, or the range of the locations when ``b_bits`` is None.
+    n_keys : int
+        An upper bound on the locations (exclusive).
+    out : ndarray of shape (n_rows, k)
+        Integer columns of the output (its indices' dtype).
+    """
+    k = locations.shape[1]
+    block_starts = np.arange(0, k * block_width, block_width, dtype=np.uint64)
+    if b_bits is None:
+        np.add(locations, block_starts.astype(out.dtype), out=out, casting="unsafe")
+    else:
+        bbit_codes(
+            bucket_coefficients,
+            locations,
+            b_bits,
+            out=out,
+            offsets=block_starts,
+            n_keys=n_keys,
+        )
+    return out
