@@ -37,7 +37,8 @@ from sklearn_sketch import (
     TensorSRHT,
 )
 from sklearn_sketch.polynomial import _common as polynomial_common
-from sklearn_sketch.polynomial._common import fwht, hash_down
+from sklearn_sketch.polynomial._common import hash_down
+from sklearn_sketch.utils._hadamard import fwht
 from sklearn_sketch.polynomial._maclaurin import previous_smooth_length
 from sklearn_sketch.utils._hashing import (
     SIGN_HASH_INDEPENDENCE,

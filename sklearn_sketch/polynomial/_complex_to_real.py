@@ -12,6 +12,7 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
+from ..utils._hadamard import fwht
 from ._common import (
     _UNIT_IMAG,
     _UNIT_REAL,
@@ -21,7 +22,6 @@ from ._common import (
     complex_dtype,
     complex_to_real,
     draw_hash_down,
-    fwht,
     n_augmented_features,
     srht_inputs,
     srht_width,

@@ -4,12 +4,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
+from ..utils._hadamard import fwht
 from ._common import (
     _PolynomialSketchBase,
     block_coordinates,
     block_signs,
     draw_hash_down,
-    fwht,
     n_augmented_features,
     srht_inputs,
     srht_width,

@@ -15,6 +15,7 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
+from ..utils._hadamard import fwht
 from ._common import (
     _PolynomialSketchBase,
     augmented_dense,
@@ -22,7 +23,6 @@ from ._common import (
     block_signs,
     count_sketch_rows,
     draw_hash_down,
-    fwht,
     hash_down,
     hash_down_keys,
     n_augmented_features,
