@@ -5,6 +5,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
+from ..utils._hadamard import fwht
 from ..utils._hashing import (
     MERSENNE_PRIME,
     SIGN_HASH_INDEPENDENCE,
@@ -12,7 +13,6 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
-from ..utils._hadamard import fwht
 from ._common import (
     _UNIT_IMAG,
     _UNIT_REAL,

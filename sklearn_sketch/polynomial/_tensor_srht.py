@@ -3,8 +3,8 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ..utils._hadamard import fwht
+from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
     _PolynomialSketchBase,
     block_coordinates,

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
+from ..utils._hadamard import fwht
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -15,7 +16,6 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
-from ..utils._hadamard import fwht
 from ._common import (
     _PolynomialSketchBase,
     augmented_dense,
