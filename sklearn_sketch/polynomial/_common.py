@@ -13,7 +13,7 @@ The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
 independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
 ``BUCKET_HASH_INDEPENDENCE``) are defined in ``utils._hashing``, the home of
 every hash family. What stays here are applications of that family to these
-sketches: the Count Sketch hash-down (:func:`draw_hash_down`,
+sketches: the Count Sketch hash-down (``utils._count_sketch``,
 :func:`hash_down`) and :func:`block_signs`, which keys a polynomial hash by
 (block, coordinate) and maps it to real or complex unit signs.
 """
@@ -26,15 +26,11 @@ import scipy.sparse as sp
 
 from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation
+from ..utils._count_sketch import count_sketch_rows, hash_down_keys
 from ..utils._hashing import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
-    draw_polynomial_hashes,
-    hash_to_buckets,
-    hash_to_signs,
     polynomial_hash,
 )
-from ..utils._sparse import dense_to_csr, gather
+from ..utils._sparse import dense_to_csr
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -130,62 +126,6 @@ def srht_width(n_keys, n_samples):
     if padded <= cap:
         return padded, False
     return cap, True
-
-
-def draw_hash_down(random_state, n_sketches):
-    """Independent Count Sketch hashes, one row per hashed-down SRHT input.
-
-    Returns
-    -------
-    hashes : ndarray of shape (n_sketches, 6), dtype uint64
-        Pairwise independent bucket hash (first two coefficients) and 4-wise
-        independent sign hash (last four) of each sketch.
-    """
-    buckets = draw_polynomial_hashes(random_state, n_sketches, BUCKET_HASH_INDEPENDENCE)
-    signs = draw_polynomial_hashes(random_state, n_sketches, SIGN_HASH_INDEPENDENCE)
-    return np.hstack([buckets, signs])
-
-
-def hash_down_keys(hashes, keys, width, dtype):
-    """Bucket (intp) and sign (``dtype``) of integer keys under one hash-down row."""
-    split = BUCKET_HASH_INDEPENDENCE
-    buckets = hash_to_buckets(polynomial_hash(hashes[:split], keys), width)
-    signs = hash_to_signs(polynomial_hash(hashes[split:], keys), dtype)
-    return buckets, signs
-
-
-def count_sketch_rows(X, buckets, signs, features, out):
-    """Count Sketch of every row of a CSR ``X``, written into ``out``.
-
-    Entry ``k`` of row ``r`` adds ``X.data[k] * signs[features[k]]`` to
-    ``out[r, buckets[features[k]]]``: O(nnz) work, each row on its own (the
-    CSR-to-dense conversion sums a row's entries in storage order), so a
-    row's result is the same bits in any chunk.
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_rows, n_features)
-    buckets, signs : ndarray of shape (n_keys,)
-        Bucket and (scaled) sign of each hashed feature.
-    features : ndarray of shape (nnz,)
-        The position in ``buckets`` and ``signs`` of each stored entry's
-        feature.
-    out : ndarray of shape (n_rows, n_buckets)
-
-    Returns
-    -------
-    out : ndarray of shape (n_rows, n_buckets)
-    """
-    n_rows, n_buckets = out.shape
-    features = np.asarray(features).astype(np.intp, copy=False)
-    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
-    scattered = sp.csr_matrix(
-        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
-         X.indptr),
-        shape=(n_rows, n_buckets),
-    )
-    out[...] = 0
-    return scattered.toarray(out=out)
 
 
 def hash_down(X, hashes, width, gamma, coef0, dtype):

@@ -7,6 +7,7 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from ..utils._count_sketch import count_sketch_rows
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -19,7 +20,6 @@ from ..utils._sparse import dense_to_csr
 from ._common import (
     POLYNOMIAL_PARAMETER_CONSTRAINTS,
     _PolynomialSketchBase,
-    count_sketch_rows,
 )
 
 

@@ -3,13 +3,13 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._count_sketch import draw_hash_down
 from ..utils._hadamard import fwht
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
     _PolynomialSketchBase,
     block_coordinates,
     block_signs,
-    draw_hash_down,
     n_augmented_features,
     srht_inputs,
     srht_width,

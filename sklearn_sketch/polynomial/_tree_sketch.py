@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
+from ..utils._count_sketch import count_sketch_rows, draw_hash_down, hash_down_keys
 from ..utils._hadamard import fwht
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
@@ -21,10 +22,7 @@ from ._common import (
     augmented_dense,
     block_coordinates,
     block_signs,
-    count_sketch_rows,
-    draw_hash_down,
     hash_down,
-    hash_down_keys,
     n_augmented_features,
     next_power_of_two,
     srht_width,
