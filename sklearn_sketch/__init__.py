@@ -14,6 +14,7 @@ from .polynomial import (
     TensorSketch,
     TensorSRHT,
 )
+from .rbf import OrthogonalRBFSampler
 
 __version__ = "0.1.0.dev0"
 
@@ -22,6 +23,7 @@ __all__ = [
     "CoREHasher",
     "KernelJL",
     "MaclaurinSketch",
+    "OrthogonalRBFSampler",
     "PolynomialTreeSketch",
     "TensorSRHT",
     "TensorSketch",

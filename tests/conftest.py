@@ -137,6 +137,7 @@ def _registry():
         CoREHasher,
         KernelJL,
         MaclaurinSketch,
+        OrthogonalRBFSampler,
         PolynomialTreeSketch,
         TensorSketch,
         TensorSRHT,
@@ -185,6 +186,13 @@ def _registry():
         ),
         "KernelJL-cosine": (KernelJL, dict(n_components=8, n_subsample=4, kernel="cosine")),
         "KernelJL-laplacian": (KernelJL, dict(n_components=8, n_subsample=4, kernel="laplacian")),
+        "OrthogonalRBFSampler-sorf": (OrthogonalRBFSampler, dict(n_components=32, gamma=0.5)),
+        "OrthogonalRBFSampler-orf": (
+            OrthogonalRBFSampler, dict(n_components=31, gamma=0.5, method="orf")
+        ),
+        "OrthogonalRBFSampler-fastfood": (
+            OrthogonalRBFSampler, dict(n_components=32, gamma="scale", method="fastfood")
+        ),
     }
 
 

@@ -31,6 +31,11 @@ _MAX_HADAMARD_FACTOR_LOG2 = 5
 _MIN_KRONECKER_LENGTH = 64
 
 
+def hadamard_length(n):
+    """The smallest power of two >= ``n`` (1 for ``n <= 1``): a Hadamard length."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
 @functools.lru_cache(maxsize=None)
 def _hadamard_factor(size, dtype):
     """The Sylvester +-1 Hadamard matrix of a power-of-two ``size`` (read-only)."""
