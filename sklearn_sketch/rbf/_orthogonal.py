@@ -70,8 +70,17 @@ def draw_orf(random_state, width, n_frequencies):
 
 
 def draw_sorf(random_state, width, n_blocks):
-    """The Rademacher diagonals ``D1, D2, D3`` of every SORF block (int8)."""
-    return (1 - 2 * random_state.randint(0, 2, size=(3, n_blocks, width))).astype(np.int8)
+    """SORF's Rademacher diagonals ``D1, D2, D3`` (int8) and row scales of every block.
+
+    Row ``i`` of the unnormalized ``H D1 H D2 H D3`` has norm
+    ``width ** 1.5``; its scale ``s_i / width ** 1.5`` with ``s_i``
+    chi(width) gives it the norm of a standard Gaussian vector, as ORF's
+    rows have (Yu et al. 2016 fix it to ``sqrt(width)``, which biases the
+    estimate at small ``width``).
+    """
+    signs = (1 - 2 * random_state.randint(0, 2, size=(3, n_blocks, width))).astype(np.int8)
+    norms = np.sqrt(random_state.chisquare(width, size=(n_blocks, width)))
+    return signs, norms / width**1.5
 
 
 def draw_fastfood(random_state, width, n_blocks):
@@ -116,14 +125,14 @@ def orf_projections(U, weights):
     return np.matmul(tiles, weights).reshape(n_padded, -1)[:n_rows]
 
 
-def sorf_projections(U, signs, scale):
-    """``scale * H D1 H D2 H D3 u`` for every block, H unnormalized (``fwht``)."""
+def sorf_projections(U, signs, scales):
+    """``S H D1 H D2 H D3 u`` for every block, H unnormalized (``fwht``)."""
     V = fwht(U[:, None, :] * signs[2])
     V *= signs[1]
     V = fwht(V)
     V *= signs[0]
     V = fwht(V)
-    V *= scale
+    V *= scales
     return V.reshape(U.shape[0], -1)
 
 
@@ -172,11 +181,13 @@ class OrthogonalRBFSampler(BaseSketch):
       ``O(n_features * n_components)`` time per row and memory, like
       ``RBFSampler``.
     - ``method="sorf"``: structured orthogonal random features,
-      ``sqrt(2 gamma) sqrt(d) H D1 H D2 H D3`` per block of ``d``
-      frequencies (``H`` the normalized Walsh-Hadamard matrix, ``D_i``
-      random sign diagonals, ``d`` the input width padded to a power of
-      two): ``O(n_components log d)`` time per row and ``O(n_components)``
-      memory; nearly unbiased, with a bias that vanishes as ``d`` grows.
+      ``sqrt(2 gamma) S H D1 H D2 H D3`` per block of ``d`` frequencies
+      (``H`` the normalized Walsh-Hadamard matrix, ``D_i`` random sign
+      diagonals, ``d`` the input width padded to a power of two):
+      ``O(n_components log d)`` time per row and ``O(n_components)``
+      memory. The rows get chi-distributed norms ``S`` as in ORF, where
+      Yu et al. fix them to ``sqrt(d)``: that removes the bias of the fixed
+      norm, large at small ``d``.
     - ``method="fastfood"``: Fastfood (Le et al. 2013),
       ``S H G Pi H B`` per block (``B`` random signs, ``Pi`` a random
       permutation, ``G`` a Gaussian diagonal, ``S`` chi-distributed row
@@ -252,8 +263,9 @@ class OrthogonalRBFSampler(BaseSketch):
         ``method="fastfood"`` only: the diagonal ``G`` of every block.
 
     scales_ : ndarray of shape (n_blocks, input_width_)
-        ``method="fastfood"`` only: the row scales ``S``, ``sqrt(2 gamma_)``
-        included.
+        ``method="sorf"`` and ``"fastfood"``: the row scales ``S`` (with the
+        normalization of the unnormalized Hadamard products and
+        ``sqrt(2 gamma_)`` included).
 
     random_offset_ : float
         The offset ``b`` of the last feature of an odd ``n_components``
@@ -329,28 +341,29 @@ class OrthogonalRBFSampler(BaseSketch):
         self.input_width_, hashed = input_width(X.shape[1], self.method)
         self._check_size()
         self.hash_down_ = draw_hash_down(random_state, 1)[0] if hashed else None
+        self.random_offset_ = (
+            float(random_state.uniform(0, 2 * np.pi)) if self.n_components % 2 else 0.0
+        )
+        self._n_features_out = self.n_components
         root = np.sqrt(2.0 * self.gamma_)
         width, n_blocks = self.input_width_, self._n_blocks()
         if self.method == "orf":
             self.random_weights_ = draw_orf(random_state, width, self._n_frequencies)
             self.random_weights_ *= root
-        elif self.method == "sorf":
-            self.signs_ = draw_sorf(random_state, width, n_blocks)
+            return
+        if self.method == "sorf":
+            self.signs_, self.scales_ = draw_sorf(random_state, width, n_blocks)
         else:
             self.signs_, self.permutations_, self.gaussian_, self.scales_ = draw_fastfood(
                 random_state, width, n_blocks
             )
-            self.scales_ *= root
-        self.random_offset_ = (
-            float(random_state.uniform(0, 2 * np.pi)) if self.n_components % 2 else 0.0
-        )
-        self._n_features_out = self.n_components
+        self.scales_ *= root
 
     def _state_bytes(self):
         """Bytes of the fitted state and its per-call copy in the input dtype."""
         if self.method == "orf":
             return 16 * self.input_width_ * self._n_frequencies
-        return 40 * self._n_blocks() * self.input_width_
+        return 48 * self._n_blocks() * self.input_width_
 
     def _check_size(self):
         """Refuse, before drawing it, a model that could not transform one row here."""
@@ -372,8 +385,7 @@ class OrthogonalRBFSampler(BaseSketch):
         if self.method == "orf":
             return (self.random_weights_.astype(dtype),)
         if self.method == "sorf":
-            scale = np.sqrt(2.0 * self.gamma_) / self.input_width_
-            return self.signs_.astype(dtype), dtype.type(scale)
+            return self.signs_.astype(dtype), self.scales_.astype(dtype)
         return (
             self.signs_.astype(dtype), self.permutations_,
             self.gaussian_.astype(dtype), self.scales_.astype(dtype),
