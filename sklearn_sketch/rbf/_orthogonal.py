@@ -25,7 +25,7 @@ MIN_HADAMARD_LENGTH = 16
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits
 # whatever chunk, batch or process it is transformed in.
-_ORF_TILE_ROWS = 16
+_ORF_TILE_ROWS = 128
 
 
 def input_width(n_features, method):
