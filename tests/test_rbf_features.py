@@ -100,13 +100,13 @@ def test_kernel_estimates_are_unbiased(method, n_components):
     gamma = 0.7
     upper = np.triu_indices(5, 1)
     K = rbf_kernel(X, gamma=gamma)[upper]
-    draws = np.array([
-        (lambda Z: (Z @ Z.T)[upper])(
-            OrthogonalRBFSampler(n_components, gamma=gamma, method=method, random_state=s)
-            .fit_transform(X)
-        )
-        for s in statistical_seeds(500, start=200)
-    ])
+    draws = []
+    for seed in statistical_seeds(500, start=200):
+        sampler = OrthogonalRBFSampler(n_components, gamma=gamma, method=method,
+                                       random_state=seed)
+        Z = sampler.fit_transform(X)
+        draws.append((Z @ Z.T)[upper])
+    draws = np.array(draws)
     z = (draws.mean(axis=0) - K) / (draws.std(axis=0, ddof=1) / np.sqrt(len(draws)))
     assert np.abs(z).max() < 4, z
 
