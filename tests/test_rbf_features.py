@@ -211,3 +211,14 @@ def test_degenerate_inputs(method):
         OrthogonalRBFSampler(method="gaussian").fit(np.ones((2, 2)))
     with pytest.raises(ValueError, match="gamma"):
         OrthogonalRBFSampler(gamma=0.0).fit(np.ones((2, 2)))
+
+
+def test_dask_and_partial_fit_give_the_same_features():
+    da = pytest.importorskip("dask.array", reason="dask not installed (pip install '.[dask]')")
+    X = np.random.RandomState(4).rand(40, 10).astype(np.float32)
+    est = OrthogonalRBFSampler(20, gamma=0.3, random_state=0).fit(X)
+    lazy = est.transform(da.from_array(X, chunks=(13, 10)))
+    assert_array_equal(lazy.compute(), est.transform(X))
+    batches = OrthogonalRBFSampler(20, gamma=0.3, random_state=0)
+    batches.partial_fit(X[:15]).partial_fit(X[15:])
+    assert_array_equal(batches.transform(X), est.transform(X))
