@@ -120,13 +120,12 @@ def plot(table, path):
     fig, axes = plt.subplots(2, len(datasets), figsize=(5 * len(datasets), 7), squeeze=False)
     for j, name in enumerate(datasets):
         rows = [r for r in table if r["dataset"] == name]
-        for method in METHODS:
+        for color, method in enumerate(METHODS):
             points = sorted((r["D"], r["accuracy"], r["kernel_error"])
                             for r in rows if r["method"] == method)
             D, accuracy, error = zip(*points)
-            axes[0, j].plot(D, accuracy, "o-", label=method)
-            if method != "Nystroem":  # Nystroem's error is on another scale of D
-                axes[1, j].loglog(D, error, "o-", label=method)
+            axes[0, j].plot(D, accuracy, "o-", color=f"C{color}", label=method)
+            axes[1, j].loglog(D, error, "o-", color=f"C{color}", label=method)
         for r in rows:
             if r["D"] is None:
                 axes[0, j].axhline(r["accuracy"], color="k", ls="--", label=r["method"])
