@@ -6,8 +6,9 @@ Two measurements, each in one run:
   at D = 2**9 .. 2**13 output features, mean over ``--seeds`` seeds, on
   the first 1000 MNIST t10k images (784 pixels in [0, 1]) and on 1000
   20 Newsgroups test documents (tf-idf of the term counts, rows of unit
-  norm, hashed to 4096 signed buckets by a fixed Count Sketch so that every
-  method, RBFSampler included, sees the same 4096 columns); ``gamma`` by
+  norm, hashed to ``--hash-width`` (default 1024) signed buckets by a fixed
+  Count Sketch so that every method, RBFSampler included, sees the same
+  columns); ``gamma`` by
   the median heuristic, ``1 / (2 median ||x - y||^2)``. The ratio column is
   the method's error over RBFSampler's at the same D;
 * transform time on all 10000 MNIST t10k images in float32 at D = 4096
@@ -19,6 +20,7 @@ Two measurements, each in one run:
 Run::
 
     python benchmarks/bench_rbf_features.py [--data-home DIR] [--seeds 20]
+        [--datasets mnist 20ng] [--hash-width 1024] [--skip-errors] [--skip-timing]
 """
 
 import argparse
@@ -45,7 +47,7 @@ def median_gamma(X):
     return 1.0 / (2.0 * np.median(squared[np.triu_indices(X.shape[0], 1)]))
 
 
-def hashed_tfidf(data_home, n_rows, width=4096, seed=0):
+def hashed_tfidf(data_home, n_rows, width, seed=0):
     """tf-idf rows of 20 Newsgroups test documents, Count-Sketched to ``width`` columns."""
     X_train, _ = load_20newsgroups_counts(data_home, subset="train")
     X_test, _ = load_20newsgroups_counts(data_home, subset="test")
@@ -122,17 +124,24 @@ def main(argv=None):
     parser.add_argument("--dims", type=int, nargs="+", default=[2**k for k in range(9, 14)])
     parser.add_argument("--time-d", type=int, default=4096)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--datasets", nargs="+", default=["mnist", "20ng"],
+                        choices=["mnist", "20ng"])
+    parser.add_argument("--hash-width", type=int, default=1024)
     parser.add_argument("--skip-errors", action="store_true")
+    parser.add_argument("--skip-timing", action="store_true")
     args = parser.parse_args(argv)
 
     X_mnist, _ = load_mnist(args.data_home, subset="test")
-    if not args.skip_errors:
+    if not args.skip_errors and "mnist" in args.datasets:
         X = X_mnist[:1000].astype(np.float64)
         print_errors("MNIST t10k[:1000], d = 784", *kernel_errors(X, args.dims, args.seeds),
                      args.dims)
-        X = hashed_tfidf(args.data_home, 1000)
-        print_errors("20 Newsgroups tf-idf[:1000], hashed to d = 4096",
+    if not args.skip_errors and "20ng" in args.datasets:
+        X = hashed_tfidf(args.data_home, 1000, args.hash_width)
+        print_errors(f"20 Newsgroups tf-idf[:1000], hashed to d = {args.hash_width}",
                      *kernel_errors(X, args.dims, args.seeds), args.dims)
+    if args.skip_timing:
+        return
 
     times = transform_times(X_mnist, args.time_d, args.repeats)
     print(f"\nTransform of MNIST t10k (10000 x 784 float32) at D = {args.time_d}, "

@@ -20,7 +20,7 @@ from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
 # and the cost per row do not grow with n_features.
 MAX_DENSE_WIDTH = 2**12
 # The Hadamard methods pad narrow input to at least this length: their rows
-# are close to Gaussian only in enough dimensions (Yu et al. 2016, Sec. 4).
+# are close to Gaussian only in enough dimensions (Yu et al. 2016).
 MIN_HADAMARD_LENGTH = 16
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits
