@@ -226,11 +226,10 @@ class OrthogonalRBFSampler(BaseSketch):
     random_state : int, RandomState instance or None, default=None
         Pseudo-random number generator that draws the frequencies at fit.
         Pass an int for reproducible output across multiple function calls.
-        See :term:`Glossary <random_state>`.
 
     n_jobs : int, default=None
         Number of threads that transform row chunks in parallel. ``None``
-        means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
+        means 1 unless in a :obj:`joblib.parallel_config` context; ``-1``
         means all processors. The result is the same bits for any value.
 
     Attributes
@@ -272,10 +271,10 @@ class OrthogonalRBFSampler(BaseSketch):
         (unused, 0.0, for an even one).
 
     n_features_in_ : int
-        Number of features seen during :term:`fit`.
+        Number of features seen during ``fit``.
 
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during :term:`fit`. Defined only when `X`
+        Names of features seen during ``fit``. Defined only when `X`
         has feature names that are all strings.
 
     See Also
