@@ -246,22 +246,22 @@ class OrthogonalRBFSampler(BaseSketch):
         Coefficients of the Count Sketch hashes of input wider than 4096
         features; None otherwise.
 
-    random_weights_ : ndarray of shape (input_width_, n_frequencies)
+    random_weights_ : ndarray of shape (`input_width_`, n_frequencies)
         ``method="orf"`` only: the frequencies ``W``, ``sqrt(2 gamma_)``
         included, with ``n_frequencies = (n_components + 1) // 2``.
 
     signs_ : ndarray of dtype int8
         ``method="sorf"``: the diagonals ``D1, D2, D3`` of every block, of
-        shape (3, n_blocks, input_width_); ``method="fastfood"``: ``B``, of
-        shape (n_blocks, input_width_).
+        shape (3, n_blocks, `input_width_`); ``method="fastfood"``: ``B``, of
+        shape (n_blocks, `input_width_`).
 
-    permutations_ : ndarray of shape (n_blocks, input_width_)
+    permutations_ : ndarray of shape (n_blocks, `input_width_`)
         ``method="fastfood"`` only: the permutation ``Pi`` of every block.
 
-    gaussian_ : ndarray of shape (n_blocks, input_width_)
+    gaussian_ : ndarray of shape (n_blocks, `input_width_`)
         ``method="fastfood"`` only: the diagonal ``G`` of every block.
 
-    scales_ : ndarray of shape (n_blocks, input_width_)
+    scales_ : ndarray of shape (n_blocks, `input_width_`)
         ``method="sorf"`` and ``"fastfood"``: the row scales ``S`` (with the
         normalization of the unnormalized Hadamard products and
         ``sqrt(2 gamma_)`` included).
