@@ -18,7 +18,8 @@ data sets (``--data-home``).
 
 Run::
 
-    python examples/rbf_random_features.py [--full] [--data-home DIR] [--output-dir DIR]
+    python examples/rbf_random_features.py [--full [--datasets mnist a9a] [--dims 1024 4096]]
+        [--data-home DIR] [--output-dir DIR]
 
 Writes rbf_features.csv / rbf_features.md and rbf_features.png to the
 output folder (default examples/output/).
@@ -143,11 +144,14 @@ def main(argv=None):
                         help="MNIST 60k/10k and a9a at D = 1024, 4096 (real data)")
     parser.add_argument("--n-exact", type=int, default=10000,
                         help="training rows of the exact SVC in --full")
+    parser.add_argument("--datasets", nargs="+", default=["mnist", "a9a"],
+                        choices=["mnist", "a9a"], help="data sets of --full")
+    parser.add_argument("--dims", type=int, nargs="+", default=[1024, 4096],
+                        help="numbers of features D of --full")
     args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
     if args.full:
-        plan = [("mnist", [1024, 4096], [0], 1.0, args.n_exact),
-                ("a9a", [1024, 4096], [0], 1.0, args.n_exact)]
+        plan = [(name, args.dims, [0], 1.0, args.n_exact) for name in args.datasets]
     else:
         dims, seeds = ([64, 256], [0]) if args.quick else ([64, 128, 256, 512], [0, 1, 2])
         plan = [("digits", dims, seeds, 1.0, 2000)]
