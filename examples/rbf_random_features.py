@@ -79,6 +79,7 @@ def evaluate(name, data, dims, seeds, C, n_exact):
                 rows.append(dict(dataset=name, method=method, D=n_components, seed=seed,
                                  accuracy=accuracy, kernel_error=error,
                                  seconds=time.perf_counter() - start))
+                print(rows[-1], flush=True)
     start = time.perf_counter()
     exact = SVC(C=C, gamma=gamma).fit(X_train[:n_exact], y_train[:n_exact])
     rows.append(dict(dataset=name, method=f"exact SVC (first {min(n_exact, len(y_train))})",
