@@ -173,7 +173,7 @@ class OrthogonalRBFSampler(BaseSketch):
     ``k(x, y) = exp(-gamma ||x - y||^2)``, as :class:`~sklearn.kernel_approximation.RBFSampler`
     does, with frequencies ``w ~ N(0, 2 gamma I)`` that are drawn in
     orthogonal blocks instead of independently (Yu et al. 2016), which
-    lowers the variance of the kernel estimate, most at large distances:
+    lowers the variance of the kernel estimate:
 
     - ``method="orf"``: orthogonal random features. Each block of
       ``n_features`` frequencies is a Haar-random orthogonal matrix whose
