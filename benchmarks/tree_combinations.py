@@ -30,7 +30,8 @@ import scipy.sparse as sp
 
 from sklearn_sketch import TensorSketch
 from sklearn_sketch.datasets import get_data_home, load_mnist
-from sklearn_sketch.polynomial._common import fwht, next_power_of_two
+from sklearn_sketch.polynomial._common import next_power_of_two
+from sklearn_sketch.utils._hadamard import fwht
 
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 COMBINATIONS = [

@@ -14,6 +14,7 @@ from .polynomial import (
     TensorSketch,
     TensorSRHT,
 )
+from .rbf import OrthogonalRBFSampler
 
 __version__ = "0.1.0.dev0"
 
@@ -23,6 +24,7 @@ __all__ = [
     "KernelJL",
     "MaclaurinSketch",
     "MinMaxHasher",
+    "OrthogonalRBFSampler",
     "PolynomialTreeSketch",
     "TensorSRHT",
     "TensorSketch",

@@ -162,6 +162,7 @@ def _registry():
         KernelJL,
         MaclaurinSketch,
         MinMaxHasher,
+        OrthogonalRBFSampler,
         PolynomialTreeSketch,
         TensorSketch,
         TensorSRHT,
@@ -213,10 +214,33 @@ def _registry():
         ),
         "KernelJL-cosine": (KernelJL, dict(n_components=8, n_subsample=4, kernel="cosine")),
         "KernelJL-laplacian": (KernelJL, dict(n_components=8, n_subsample=4, kernel="laplacian")),
+        "OrthogonalRBFSampler-sorf": (OrthogonalRBFSampler, dict(n_components=32, gamma=0.5)),
+        "OrthogonalRBFSampler-orf": (
+            OrthogonalRBFSampler, dict(n_components=31, gamma=0.5, method="orf")
+        ),
+        "OrthogonalRBFSampler-fastfood": (
+            OrthogonalRBFSampler, dict(n_components=32, gamma="scale", method="fastfood")
+        ),
     }
 
 
 ESTIMATOR_REGISTRY = _registry()
+
+
+def registry_names(family):
+    """Registry names whose estimator lives in ``sklearn_sketch.<family>``."""
+    return sorted(
+        name
+        for name, (cls, _) in ESTIMATOR_REGISTRY.items()
+        if cls.__module__.startswith(f"sklearn_sketch.{family}.")
+    )
+
+
+def legal_input(name, X):
+    """``X``, made nonnegative for an estimator whose tags ask for it."""
+    if make_estimator(name).__sklearn_tags__().input_tags.positive_only:
+        return abs(X)
+    return X
 
 
 def make_estimator(name, **params):

@@ -23,14 +23,15 @@ from _polynomial_helpers import (
     tensor_srht_closed_form,
     tensor_srht_moment_form,
 )
-from conftest import ESTIMATOR_REGISTRY, make_estimator
+from conftest import make_estimator, registry_names
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.linalg import hadamard
 from sklearn import config_context
 
 from sklearn_sketch import ComplexToRealSketch, TensorSRHT
 from sklearn_sketch.polynomial import _common as polynomial_common
-from sklearn_sketch.polynomial._common import fwht, hash_down
+from sklearn_sketch.polynomial._common import hash_down
+from sklearn_sketch.utils._hadamard import fwht
 
 # ---------------------------------------------------------------------------
 # The Hadamard transform
@@ -327,9 +328,7 @@ def test_narrow_input_keeps_the_exact_path():
 # Invariances of every polynomial sketch of the registry: sparse, chunks,
 # dtype, random_state (pickling in another process: test_properties.py)
 
-POLYNOMIAL = sorted(
-    name for name in ESTIMATOR_REGISTRY if not name.startswith(("CoREHasher", "KernelJL"))
-)
+POLYNOMIAL = registry_names("polynomial")
 ALL = pytest.mark.parametrize("name", POLYNOMIAL)
 
 

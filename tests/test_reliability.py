@@ -29,7 +29,7 @@ from numbers import Integral
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ESTIMATOR_REGISTRY, make_estimator
+from conftest import ESTIMATOR_REGISTRY, make_estimator, registry_names
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
 from sklearn.exceptions import NotFittedError
@@ -342,9 +342,7 @@ def test_columns_near_the_widest_width_stay_apart(name):
     assert not np.array_equal(result[0], result[2])
 
 
-POLYNOMIAL = [
-    n for n in NAMES if not n.startswith(("KernelJL", "CoREHasher", "MinMaxHasher"))
-]
+POLYNOMIAL = registry_names("polynomial")
 
 
 @pytest.mark.parametrize("params", [{"gamma": 1e300}, {"coef0": 1e300}, {"gamma": 1e250}])

@@ -15,7 +15,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ESTIMATOR_REGISTRY, make_estimator, statistical_seeds
+from conftest import make_estimator, registry_names, statistical_seeds
 from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.preprocessing import normalize
@@ -26,9 +26,7 @@ WIDE = 2**31
 MIB = 2**20
 
 # Every polynomial sketch of the registry (each option with a code path).
-POLYNOMIAL = sorted(
-    name for name in ESTIMATOR_REGISTRY if not name.startswith(("CoREHasher", "KernelJL"))
-)
+POLYNOMIAL = registry_names("polynomial")
 # A homogeneous kernel (the zero row maps to zero) and an inhomogeneous one.
 KERNELS = pytest.mark.parametrize(
     "params", [{"degree": 2, "coef0": 0.0}, {"degree": 3, "coef0": 1.0}], ids=["p2c0", "p3c1"]

@@ -1,11 +1,12 @@
 """Sketches of the polynomial kernel ``(gamma <x, y> + coef0) ** degree``.
 
 Each estimator is its random map mixed with the family's estimator base
-(``_base``): ``_count_sketch`` (TensorSketch), ``_srht`` (TensorSRHT) and
-``_tree`` (PolynomialTreeSketch) hold the maps, which MaclaurinSketch also
-draws for the degrees of its expansion, so no estimator module imports
-another. What the maps share (Count Sketch, the Hadamard transform, the
-hash-down of wide input, complex helpers) lives in ``_common``.
+(``_base``): ``_tensor_sketch_map``, ``_tensor_srht_map`` and
+``_tree_map`` hold the maps of TensorSketch, TensorSRHT and
+PolynomialTreeSketch, which MaclaurinSketch also draws for the degrees of
+its expansion, so no estimator module imports another. What the maps share (the hash-down of wide input, Hadamard blocks,
+complex helpers) lives in ``_common``; the Count Sketch of CSR rows and the
+Hadamard transform, shared with the RBF features, live in ``utils``.
 """
 
 from ._complex_to_real import ComplexToRealSketch

@@ -1,7 +1,7 @@
 """The estimator base of the polynomial sketches: parameters, fit, sizes, overflow.
 
 A polynomial sketch is its random map (a :class:`~._common.PolynomialMap`
-of ``_count_sketch``, ``_srht`` or ``_tree``) mixed with
+of ``_tensor_sketch_map``, ``_tensor_srht_map`` or ``_tree_map``) mixed with
 :class:`_PolynomialSketchBase`, which adds the parameters of
 ``(gamma <x, y> + coef0) ** degree``, the generic ``fit`` (size check, then
 draw) and the overflow check of a transformed chunk.

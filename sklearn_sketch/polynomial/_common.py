@@ -4,38 +4,33 @@
 approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
 kernel ``<x', y'> ** degree`` of the augmented input
 ``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
-the mathematics they have in common: the dense augmented chunk, the Count
-Sketch of CSR rows, the hash-down of wide input, the fast Walsh-Hadamard
-transform, the sampled Hadamard coordinates, the random signs of Hadamard
-blocks, and :class:`PolynomialMap`, the interface of a sketch's random map
-(``_count_sketch``, ``_srht``, ``_tree``). The estimator plumbing is in
-``_base``.
+the mathematics they have in common: the dense augmented chunk, the
+hash-down of wide input, the sampled Hadamard coordinates, the random signs
+of Hadamard blocks, the complex helpers, and :class:`PolynomialMap`, the
+interface of a sketch's random map (``_tensor_sketch_map``,
+``_tensor_srht_map``, ``_tree_map``). The estimator plumbing is in
+``_base``; the Count Sketch of CSR rows and the fast Walsh-Hadamard
+transform, which the RBF features share, are in ``utils``.
 
 The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
 independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
 ``BUCKET_HASH_INDEPENDENCE``) are defined in ``utils._hashing``, the home of
 every hash family. What stays here are applications of that family to these
-sketches: the Count Sketch hash-down (:func:`draw_hash_down`,
-:func:`hash_down`) and :func:`block_signs`, which keys a polynomial hash by
+sketches: the Count Sketch hash-down (:func:`hash_down`) and :func:`block_signs`, which keys a polynomial hash by
 (block, coordinate) and maps it to real or complex unit signs.
 """
 
-import functools
 import itertools
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from ..utils._count_sketch import count_sketch_rows, hash_down_keys
 from ..utils._hashing import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
-    draw_polynomial_hashes,
-    hash_to_buckets,
-    hash_to_signs,
     polynomial_hash,
 )
-from ..utils._sparse import dense_to_csr, gather
+from ..utils._sparse import dense_to_csr
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
 _UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
@@ -119,60 +114,10 @@ def srht_width(n_keys, n_samples):
     return cap, True
 
 
-def draw_hash_down(random_state, n_sketches):
-    """Independent Count Sketch hashes, one row per hashed-down SRHT input.
-
-    Returns
-    -------
-    hashes : ndarray of shape (n_sketches, 6), dtype uint64
-        Pairwise independent bucket hash (first two coefficients) and 4-wise
-        independent sign hash (last four) of each sketch.
-    """
-    buckets = draw_polynomial_hashes(random_state, n_sketches, BUCKET_HASH_INDEPENDENCE)
-    signs = draw_polynomial_hashes(random_state, n_sketches, SIGN_HASH_INDEPENDENCE)
-    return np.hstack([buckets, signs])
 
 
-def hash_down_keys(hashes, keys, width, dtype):
-    """Bucket (intp) and sign (``dtype``) of integer keys under one hash-down row."""
-    split = BUCKET_HASH_INDEPENDENCE
-    buckets = hash_to_buckets(polynomial_hash(hashes[:split], keys), width)
-    signs = hash_to_signs(polynomial_hash(hashes[split:], keys), dtype)
-    return buckets, signs
 
 
-def count_sketch_rows(X, buckets, signs, features, out):
-    """Count Sketch of every row of a CSR ``X``, written into ``out``.
-
-    Entry ``k`` of row ``r`` adds ``X.data[k] * signs[features[k]]`` to
-    ``out[r, buckets[features[k]]]``: O(nnz) work, each row on its own (the
-    CSR-to-dense conversion sums a row's entries in storage order), so a
-    row's result is the same bits in any chunk.
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_rows, n_features)
-    buckets, signs : ndarray of shape (n_keys,)
-        Bucket and (scaled) sign of each hashed feature.
-    features : ndarray of shape (nnz,)
-        The position in ``buckets`` and ``signs`` of each stored entry's
-        feature.
-    out : ndarray of shape (n_rows, n_buckets)
-
-    Returns
-    -------
-    out : ndarray of shape (n_rows, n_buckets)
-    """
-    n_rows, n_buckets = out.shape
-    features = np.asarray(features).astype(np.intp, copy=False)
-    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
-    scattered = sp.csr_matrix(
-        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
-         X.indptr),
-        shape=(n_rows, n_buckets),
-    )
-    out[...] = 0
-    return scattered.toarray(out=out)
 
 
 def hash_down(X, hashes, width, gamma, coef0, dtype):
@@ -230,133 +175,6 @@ def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
     if not sp.issparse(X):
         X = dense_to_csr(X)  # once, not once per sketch
     return (hash_down(X, hashes[j], width, gamma, coef0, dtype) for j in range(n_sketches))
-
-
-# The Walsh-Hadamard transform is applied as a Kronecker product,
-# H_d = H_f1 (x) H_f2 (x) ... with Sylvester factors of at most 32: each
-# factor is one batched matrix product over the row viewed as an
-# (f1, f2, ...) tensor. BLAS does the 2 * sum(f) flops per element about ten
-# times faster than log2(d) elementwise numpy butterfly passes, which are
-# memory-bound and slow when the butterfly stride is small (measured on
-# 10**7 float32 values: 0.45 s vs 0.045 s for d = 1024, 0.52 s vs 0.05 s for
-# d = 8192). Larger factors measured slower (fewer but worse-shaped products).
-#
-# Bitwise chunk invariance survives BLAS here because
-# * the batch axis of every product is the row axis (or rows times a prefix
-#   of the row's own tensor), so a row's result comes from products of that
-#   row's values alone, with the same shapes whatever its chunk is: numpy's
-#   matmul calls BLAS once per batch item, never across them;
-# * the factor entries are +-1, so every product term is exact and each
-#   output value is a plain sum of +-inputs, which BLAS kernels accumulate
-#   along the inner dimension; the tests check rows bit for bit across
-#   chunkings, duplicated rows and n_jobs.
-_MAX_HADAMARD_FACTOR_LOG2 = 5
-# Below this length the few butterfly levels are cheaper than the products.
-_MIN_KRONECKER_LENGTH = 64
-
-
-@functools.lru_cache(maxsize=None)
-def _hadamard_factor(size, dtype):
-    """The Sylvester +-1 Hadamard matrix of a power-of-two ``size`` (read-only)."""
-    H = np.ones((1, 1), dtype=dtype)
-    while H.shape[0] < size:
-        H = np.block([[H, H], [H, -H]])
-    H.setflags(write=False)
-    return H
-
-
-def _hadamard_factor_sizes(d):
-    """Split ``log2(d)`` into the fewest balanced parts of at most 5 bits."""
-    k = d.bit_length() - 1
-    n_factors = -(-k // _MAX_HADAMARD_FACTOR_LOG2)
-    bits = [k // n_factors + (i < k % n_factors) for i in range(n_factors)]
-    return [1 << b for b in bits]
-
-
-def _fwht_butterflies(rows):
-    """log2(d) butterfly levels between ping-pong buffers (elementwise only)."""
-    n, d = rows.shape
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
-    half = 1
-    while half < d:
-        pairs = source.reshape(n, d // (2 * half), 2, half)
-        result = target.reshape(n, d // (2 * half), 2, half)
-        np.add(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 0])
-        np.subtract(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 1])
-        source, target = target, source
-        half *= 2
-    return source
-
-
-def _fwht_kronecker(rows):
-    """One batched product per Kronecker factor, batched over rows (see above)."""
-    n, d = rows.shape
-    sizes = _hadamard_factor_sizes(d)
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
-    prefix = 1
-    for f in sizes[:-1]:
-        # Mode product with the factor of this tensor axis: H_f @ (f, suffix)
-        # for every (row, prefix index).
-        suffix = d // (prefix * f)
-        np.matmul(
-            _hadamard_factor(f, rows.dtype),
-            source.reshape(n * prefix, f, suffix),
-            out=target.reshape(n * prefix, f, suffix),
-        )
-        source, target = target, source
-        prefix *= f
-    # The last axis is contiguous: (prefix, f) @ H_f for every row.
-    f = sizes[-1]
-    np.matmul(
-        source.reshape(n, prefix, f),
-        _hadamard_factor(f, rows.dtype),
-        out=target.reshape(n, prefix, f),
-    )
-    return target
-
-
-def fwht(U):
-    """Unnormalized fast Walsh-Hadamard transform along the last axis.
-
-    Returns ``U @ H`` (applied to the last axis) with ``H`` the
-    Sylvester-ordered +-1 Hadamard matrix of size ``d = U.shape[-1]``, a
-    power of two. The cost is ``O(U.size * sum(f))`` for ``H = H_f1 (x)
-    H_f2 (x) ...`` with factors of at most 32 (``sum(f) = 64`` for
-    ``d = 1024``), done by batched BLAS products, with no Python loop over
-    rows or columns; below ``d = 64`` by ``log2(d)`` elementwise butterfly
-    levels. ``U`` may be overwritten and the result may share
-    its memory. Each row's result depends on that row alone, bit for bit
-    (the products are batched over rows and their +-1 terms are exact).
-
-    Parameters
-    ----------
-    U : ndarray, real, last axis a power of two
-
-    Returns
-    -------
-    U_transformed : ndarray of the shape of ``U``
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy.linalg import hadamard
-    >>> U = np.arange(8.0).reshape(1, 8)
-    >>> bool(np.allclose(fwht(U.copy()), U @ hadamard(8)))
-    True
-    """
-    d = U.shape[-1]
-    if d & (d - 1):
-        raise ValueError(f"fwht needs a power-of-two length, got {d}.")
-    # The products write through reshaped views of C-ordered buffers, so the
-    # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
-    # array is not, and a reshape of it would be a copy that drops the
-    # writes. A copy is made only in that case.
-    rows = np.ascontiguousarray(U).reshape(-1, d)
-    if d < _MIN_KRONECKER_LENGTH:
-        result = _fwht_butterflies(rows)
-    else:
-        result = _fwht_kronecker(rows)
-    return result.reshape(U.shape)
 
 
 def block_coordinates(random_state, n_samples, block_size):

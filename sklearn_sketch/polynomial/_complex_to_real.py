@@ -5,6 +5,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..utils._compat import StrOptions
+from ..utils._count_sketch import draw_hash_down
+from ..utils._hadamard import fwht
 from ..utils._hashing import (
     MERSENNE_PRIME,
     SIGN_HASH_INDEPENDENCE,
@@ -20,8 +22,6 @@ from ._common import (
     block_signs,
     complex_dtype,
     complex_to_real,
-    draw_hash_down,
-    fwht,
     n_augmented_features,
     srht_inputs,
     srht_width,

@@ -26,9 +26,9 @@ from ._common import (
     next_power_of_two,
     srht_width,
 )
-from ._count_sketch import CountSketchMap
-from ._srht import SRHTMap
-from ._tree import TreeMap
+from ._tensor_sketch_map import CountSketchMap
+from ._tensor_srht_map import SRHTMap
+from ._tree_map import TreeMap
 
 # Rows of the training data whose pairs estimate each degree's variance.
 N_ALLOCATION_ROWS = 256

@@ -1,7 +1,7 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
 from ._base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
-from ._count_sketch import CountSketchMap
+from ._tensor_sketch_map import CountSketchMap
 
 
 class TensorSketch(CountSketchMap, _PolynomialSketchBase):

@@ -1,7 +1,7 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
 from ._base import _PolynomialSketchBase
-from ._srht import SRHTMap
+from ._tensor_srht_map import SRHTMap
 
 
 class TensorSRHT(SRHTMap, _PolynomialSketchBase):

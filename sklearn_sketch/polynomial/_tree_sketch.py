@@ -2,7 +2,7 @@
 
 from ..utils._compat import StrOptions
 from ._base import _PolynomialSketchBase
-from ._tree import TreeMap
+from ._tree_map import TreeMap
 
 
 class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):

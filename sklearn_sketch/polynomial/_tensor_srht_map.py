@@ -9,13 +9,13 @@ estimator; MaclaurinSketch uses it for the degrees of its expansion.
 
 import numpy as np
 
+from ..utils._count_sketch import draw_hash_down
+from ..utils._hadamard import fwht
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
     PolynomialMap,
     block_coordinates,
     block_signs,
-    draw_hash_down,
-    fwht,
     n_augmented_features,
     srht_inputs,
     srht_width,

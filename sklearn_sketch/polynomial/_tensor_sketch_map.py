@@ -12,6 +12,7 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
+from ..utils._count_sketch import count_sketch_rows
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -21,7 +22,9 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ..utils._sparse import dense_to_csr
-from ._common import PolynomialMap, count_sketch_rows
+from ._common import (
+    PolynomialMap,
+)
 
 
 class CountSketchMap(PolynomialMap):

@@ -1,0 +1,405 @@
+"""Orthogonal, structured orthogonal and Fastfood random features of the RBF kernel."""
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from .._base import BaseSketch
+from ..utils._chunking import check_allocation
+from ..utils._compat import StrOptions
+from ..utils._count_sketch import count_sketch_rows, draw_hash_down, hash_down_keys
+from ..utils._hadamard import fwht, hadamard_length
+from ..utils._sparse import dense_to_csr
+from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+
+# Input wider than this (hashed text, one-hot codes) is first reduced to
+# this many coordinates by a Count Sketch, whose cost follows the nonzeros:
+# the frequencies then multiply rows of a fixed width, so the fitted state
+# and the cost per row do not grow with n_features.
+MAX_DENSE_WIDTH = 2**12
+# The Hadamard methods pad narrow input to at least this length: their rows
+# are close to Gaussian only in enough dimensions (Yu et al. 2016).
+MIN_HADAMARD_LENGTH = 16
+# The ORF product runs over tiles of this many rows (padded with zeros), so
+# that every BLAS call has the same shape and a row gets the same bits
+# whatever chunk, batch or process it is transformed in.
+_ORF_TILE_ROWS = 128
+
+
+def input_width(n_features, method):
+    """Width of the rows the frequencies multiply, and whether input is hashed to it."""
+    hashed = n_features > MAX_DENSE_WIDTH
+    width = MAX_DENSE_WIDTH if hashed else n_features
+    if method != "orf":
+        width = max(hadamard_length(width), MIN_HADAMARD_LENGTH)
+    return width, hashed
+
+
+def scale_gamma(X):
+    """``gamma="scale"``: ``1 / (n_features * X.var())`` (1.0 for constant X), O(nnz)."""
+    if sp.issparse(X):
+        variance = X.multiply(X).mean() - X.mean() ** 2
+    else:
+        variance = X.var(dtype=np.float64)
+    return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+
+
+def draw_orf(random_state, width, n_frequencies):
+    """ORF frequencies ``S Q`` (unit bandwidth), ``ceil(n / width)`` blocks stacked.
+
+    Each block is Haar-random orthonormal rows ``Q`` (the QR factor of a
+    Gaussian ``width x k`` matrix, with the signs of ``R``'s diagonal moved
+    into ``Q``; ``k = width`` but for a last, partial block) scaled by
+    independent chi(width) norms ``S``, so that every row is a standard
+    Gaussian vector and the rows of a block are orthogonal.
+
+    Returns
+    -------
+    weights : ndarray of shape (width, n_frequencies)
+    """
+    weights = np.empty((width, n_frequencies))
+    for start in range(0, n_frequencies, width):  # a few blocks, each O(width**3)
+        k = min(width, n_frequencies - start)
+        Q, R = np.linalg.qr(random_state.standard_normal((width, k)))
+        Q *= np.where(np.diag(R) < 0, -1.0, 1.0)
+        norms = np.sqrt(random_state.chisquare(width, size=k))
+        weights[:, start : start + k] = Q * norms
+    return weights
+
+
+def draw_sorf(random_state, width, n_blocks):
+    """SORF's Rademacher diagonals ``D1, D2, D3`` (int8) and row scales of every block.
+
+    Row ``i`` of the unnormalized ``H D1 H D2 H D3`` has norm
+    ``width ** 1.5``; its scale ``s_i / width ** 1.5`` with ``s_i``
+    chi(width) gives it the norm of a standard Gaussian vector, as ORF's
+    rows have (Yu et al. 2016 fix it to ``sqrt(width)``, which biases the
+    estimate at small ``width``).
+    """
+    signs = (1 - 2 * random_state.randint(0, 2, size=(3, n_blocks, width))).astype(np.int8)
+    norms = np.sqrt(random_state.chisquare(width, size=(n_blocks, width)))
+    return signs, norms / width**1.5
+
+
+def draw_fastfood(random_state, width, n_blocks):
+    """Fastfood's ``B`` (signs), ``Pi`` (permutations), ``G`` (Gaussian) and row scales.
+
+    The scale of row ``i`` of a block is ``s_i / (||G|| sqrt(width))`` with
+    ``s_i`` chi(width), so that row ``i`` of ``S H G Pi H B`` has norm
+    ``s_i``, the norm of a standard Gaussian vector (Le et al. 2013).
+    """
+    signs = (1 - 2 * random_state.randint(0, 2, size=(n_blocks, width))).astype(np.int8)
+    permutations = np.argsort(random_state.rand(n_blocks, width), axis=1)
+    gaussian = random_state.standard_normal((n_blocks, width))
+    norms = np.sqrt(random_state.chisquare(width, size=(n_blocks, width)))
+    scales = norms / (np.linalg.norm(gaussian, axis=1, keepdims=True) * np.sqrt(width))
+    return signs, permutations.astype(np.intp), gaussian, scales
+
+
+def hashed_rows(X, hashes, width, dtype):
+    """Count Sketch of the rows of ``X`` into ``width`` coordinates, O(nnz log nnz)."""
+    if not sp.issparse(X):
+        X = dense_to_csr(X)
+    keys, features = np.unique(X.indices, return_inverse=True)
+    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
+    U = np.empty((X.shape[0], width), dtype=dtype)
+    return count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
+
+
+def padded_rows(X, width, dtype):
+    """The rows of ``X`` as a dense array, zero-padded to ``width`` columns."""
+    U = np.zeros((X.shape[0], width), dtype=dtype)
+    U[:, : X.shape[1]] = X.toarray() if sp.issparse(X) else X
+    return U
+
+
+def orf_projections(U, weights):
+    """``U @ weights`` over fixed tiles of rows (see ``_ORF_TILE_ROWS``)."""
+    n_rows, width = U.shape
+    n_padded = -(-n_rows // _ORF_TILE_ROWS) * _ORF_TILE_ROWS
+    if n_padded != n_rows:
+        U = np.vstack([U, np.zeros((n_padded - n_rows, width), dtype=U.dtype)])
+    tiles = U.reshape(-1, _ORF_TILE_ROWS, width)
+    return np.matmul(tiles, weights).reshape(n_padded, -1)[:n_rows]
+
+
+def sorf_projections(U, signs, scales):
+    """``S H D1 H D2 H D3 u`` for every block, H unnormalized (``fwht``)."""
+    V = fwht(U[:, None, :] * signs[2])
+    V *= signs[1]
+    V = fwht(V)
+    V *= signs[0]
+    V = fwht(V)
+    V *= scales
+    return V.reshape(U.shape[0], -1)
+
+
+def fastfood_projections(U, signs, permutations, gaussian, scales):
+    """``S H G Pi H B u`` for every block, H unnormalized (``fwht``)."""
+    V = fwht(U[:, None, :] * signs)
+    V = np.take_along_axis(V, permutations[None], axis=2)
+    V *= gaussian
+    V = fwht(V)
+    V *= scales
+    return V.reshape(U.shape[0], -1)
+
+
+def cos_sin_features(P, out, offset):
+    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``.
+
+    For an odd ``D`` the last feature is ``sqrt(2 / D) cos(p + offset)`` of
+    one more frequency, with a uniform random ``offset``: each of the
+    ``(D - 1) / 2`` pairs contributes ``cos(w.(x - y)) * 2 / D`` and the last
+    feature ``cos(w.(x - y)) / D`` in expectation, so the sum is unbiased.
+    """
+    n_components = out.shape[1]
+    n_pairs = n_components // 2
+    scale = out.dtype.type(np.sqrt(2.0 / n_components))
+    np.cos(P[:, :n_pairs], out=out[:, :n_pairs])
+    np.sin(P[:, :n_pairs], out=out[:, n_pairs : 2 * n_pairs])
+    if n_components % 2:
+        shifted = P[:, n_pairs] + out.dtype.type(offset)
+        np.cos(shifted, out=out[:, -1])
+    out *= scale
+    return out
+
+
+class OrthogonalRBFSampler(BaseSketch):
+    """Orthogonal and structured random Fourier features of the RBF kernel.
+
+    Approximates the feature map of the RBF (Gaussian) kernel
+    ``k(x, y) = exp(-gamma ||x - y||^2)``, as :class:`~sklearn.kernel_approximation.RBFSampler`
+    does, with frequencies ``w ~ N(0, 2 gamma I)`` that are drawn in
+    orthogonal blocks instead of independently (Yu et al. 2016), which
+    lowers the variance of the kernel estimate:
+
+    - ``method="orf"``: orthogonal random features. Each block of
+      ``n_features`` frequencies is a Haar-random orthogonal matrix whose
+      rows are scaled by chi-distributed norms: unbiased, lowest variance,
+      ``O(n_features * n_components)`` time per row and memory, like
+      ``RBFSampler``.
+    - ``method="sorf"``: structured orthogonal random features,
+      ``sqrt(2 gamma) S H D1 H D2 H D3`` per block of ``d`` frequencies
+      (``H`` the normalized Walsh-Hadamard matrix, ``D_i`` random sign
+      diagonals, ``d`` the input width padded to a power of two):
+      ``O(n_components log d)`` time per row and ``O(n_components)``
+      memory. The rows get chi-distributed norms ``S`` as in ORF, where
+      Yu et al. fix them to ``sqrt(d)``: that removes the bias of the fixed
+      norm, large at small ``d``.
+    - ``method="fastfood"``: Fastfood (Le et al. 2013),
+      ``S H G Pi H B`` per block (``B`` random signs, ``Pi`` a random
+      permutation, ``G`` a Gaussian diagonal, ``S`` chi-distributed row
+      norms): the same cost as SORF.
+
+    The features are ``sqrt(2 / n_components) [cos(W x), sin(W x)]`` for
+    ``n_components // 2`` frequencies (for an odd ``n_components`` one more
+    feature ``sqrt(2 / n_components) cos(w x + b)`` with a random offset
+    ``b``). Pairs of cosines and sines estimate ``k(x, y)`` with the
+    variance ``(1 - k^2)^2 / (2 m)`` of ``m`` independent frequencies,
+    lower at every distance than the ``D`` random-offset features
+    ``sqrt(2 / D) cos(w x + b)`` of ``RBFSampler`` (Sutherland & Schneider
+    2015), and need half the projections.
+
+    Input wider than 4096 features (hashed text, for instance) is first
+    reduced to 4096 coordinates by a Count Sketch (Charikar et al. 2002), at
+    a cost that follows its nonzeros; the squared distance is then
+    estimated without bias with a relative variance of at most
+    ``2 / 4096``, and ``k`` is estimated through it.
+
+    Read more in the :ref:`User Guide <rbf_features>`.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Number of output features.
+
+    gamma : 'scale' or float, default=1.0
+        Parameter of the RBF kernel ``exp(-gamma ||x - y||^2)``. With
+        ``"scale"``, ``1 / (n_features * X.var())`` of the data given to
+        ``fit``, as for ``RBFSampler``.
+
+    method : {'sorf', 'orf', 'fastfood'}, default='sorf'
+        How the frequencies are drawn (see above).
+
+    random_state : int, RandomState instance or None, default=None
+        Pseudo-random number generator that draws the frequencies at fit.
+        Pass an int for reproducible output across multiple function calls.
+
+    n_jobs : int, default=None
+        Number of threads that transform row chunks in parallel. ``None``
+        means 1 unless in a :obj:`joblib.parallel_config` context; ``-1``
+        means all processors. The result is the same bits for any value.
+
+    Attributes
+    ----------
+    gamma_ : float
+        The kernel parameter used (``gamma``, or its value for ``"scale"``).
+
+    input_width_ : int
+        Width ``d`` of the rows the frequencies multiply: ``n_features``,
+        padded to a power of two (at least 16) for ``"sorf"`` and
+        ``"fastfood"``, and 4096 for wider input, which is hashed down.
+
+    hash_down_ : ndarray of shape (6,), dtype uint64, or None
+        Coefficients of the Count Sketch hashes of input wider than 4096
+        features; None otherwise.
+
+    random_weights_ : ndarray of shape (`input_width_`, n_frequencies)
+        ``method="orf"`` only: the frequencies ``W``, ``sqrt(2 gamma_)``
+        included, with ``n_frequencies = (n_components + 1) // 2``.
+
+    signs_ : ndarray of dtype int8
+        ``method="sorf"``: the diagonals ``D1, D2, D3`` of every block, of
+        shape (3, n_blocks, `input_width_`); ``method="fastfood"``: ``B``, of
+        shape (n_blocks, `input_width_`).
+
+    permutations_ : ndarray of shape (n_blocks, `input_width_`)
+        ``method="fastfood"`` only: the permutation ``Pi`` of every block.
+
+    gaussian_ : ndarray of shape (n_blocks, `input_width_`)
+        ``method="fastfood"`` only: the diagonal ``G`` of every block.
+
+    scales_ : ndarray of shape (n_blocks, `input_width_`)
+        ``method="sorf"`` and ``"fastfood"``: the row scales ``S`` (with the
+        normalization of the unnormalized Hadamard products and
+        ``sqrt(2 gamma_)`` included).
+
+    random_offset_ : float
+        The offset ``b`` of the last feature of an odd ``n_components``
+        (unused, 0.0, for an even one).
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.kernel_approximation.RBFSampler : Random Fourier features with
+        independent frequencies and random offsets.
+    sklearn.kernel_approximation.Nystroem : Approximate a kernel map using a
+        subset of the training data.
+    sklearn.metrics.pairwise.rbf_kernel : The exact kernel.
+
+    References
+    ----------
+    * Rahimi, A. and Recht, B. "Random Features for Large-Scale Kernel
+      Machines." NeurIPS 2007.
+    * Le, Q., Sarlos, T. and Smola, A. "Fastfood - Approximating Kernel
+      Expansions in Loglinear Time." ICML 2013.
+    * Sutherland, D. J. and Schneider, J. "On the Error of Random Fourier
+      Features." UAI 2015.
+    * Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and
+      Kumar, S. "Orthogonal Random Features." NeurIPS 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics.pairwise import rbf_kernel
+    >>> from sklearn_sketch import OrthogonalRBFSampler
+    >>> X = np.random.RandomState(0).rand(5, 30)
+    >>> sampler = OrthogonalRBFSampler(n_components=4096, gamma=0.1, random_state=0)
+    >>> Z = sampler.fit_transform(X)
+    >>> Z.shape
+    (5, 4096)
+    >>> bool(np.abs(Z @ Z.T - rbf_kernel(X, gamma=0.1)).max() < 0.05)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [positive_int()],
+        "gamma": [StrOptions({"scale"}), StrictInterval(Real, 0, None, closed="neither")],
+        "method": [StrOptions({"sorf", "orf", "fastfood"})],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
+
+    def __init__(
+        self, n_components=100, *, gamma=1.0, method="sorf", random_state=None, n_jobs=None
+    ):
+        self.n_components = n_components
+        self.gamma = gamma
+        self.method = method
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @property
+    def _n_frequencies(self):
+        return (self.n_components + 1) // 2
+
+    def _n_blocks(self):
+        return -(-self._n_frequencies // self.input_width_)
+
+    def _fit(self, X):
+        random_state = check_random_state(self.random_state)
+        self.gamma_ = float(scale_gamma(X) if self.gamma == "scale" else self.gamma)
+        self.input_width_, hashed = input_width(X.shape[1], self.method)
+        self._check_size()
+        self.hash_down_ = draw_hash_down(random_state, 1)[0] if hashed else None
+        self.random_offset_ = (
+            float(random_state.uniform(0, 2 * np.pi)) if self.n_components % 2 else 0.0
+        )
+        self._n_features_out = self.n_components
+        root = np.sqrt(2.0 * self.gamma_)
+        width, n_blocks = self.input_width_, self._n_blocks()
+        if self.method == "orf":
+            self.random_weights_ = draw_orf(random_state, width, self._n_frequencies)
+            self.random_weights_ *= root
+            return
+        if self.method == "sorf":
+            self.signs_, self.scales_ = draw_sorf(random_state, width, n_blocks)
+        else:
+            self.signs_, self.permutations_, self.gaussian_, self.scales_ = draw_fastfood(
+                random_state, width, n_blocks
+            )
+        self.scales_ *= root
+
+    def _state_bytes(self):
+        """Bytes of the fitted state and its per-call copy in the input dtype."""
+        if self.method == "orf":
+            return 16 * self.input_width_ * self._n_frequencies
+        return 48 * self._n_blocks() * self.input_width_
+
+    def _check_size(self):
+        """Refuse, before drawing it, a model that could not transform one row here."""
+        check_allocation(
+            self._state_bytes() + self._bytes_per_row(np.float64) + 8 * self.n_components,
+            f"{type(self).__name__} with n_components={self.n_components} and "
+            f"method={self.method!r} (its random state and the transform of one row)",
+        )
+
+    def _bytes_per_row(self, dtype):
+        itemsize = np.dtype(dtype).itemsize
+        width = self.input_width_
+        if self.method == "orf":
+            return itemsize * (2 * width + self._n_frequencies)
+        return itemsize * (width + 4 * self._n_blocks() * width)
+
+    def _prepare_transform(self, X):
+        dtype = X.dtype
+        if self.method == "orf":
+            return (self.random_weights_.astype(dtype),)
+        if self.method == "sorf":
+            return self.signs_.astype(dtype), self.scales_.astype(dtype)
+        return (
+            self.signs_.astype(dtype), self.permutations_,
+            self.gaussian_.astype(dtype), self.scales_.astype(dtype),
+        )
+
+    def _transform_chunk(self, X_chunk, out, state):
+        dtype = out.dtype
+        if self.hash_down_ is not None:
+            U = hashed_rows(X_chunk, self.hash_down_, self.input_width_, dtype)
+        else:
+            U = padded_rows(X_chunk, self.input_width_, dtype)
+        if self.method == "orf":
+            P = orf_projections(U, *state)
+        elif self.method == "sorf":
+            P = sorf_projections(U, *state)
+        else:
+            P = fastfood_projections(U, *state)
+        cos_sin_features(P, out, self.random_offset_)

@@ -1,0 +1,224 @@
+"""Tests of OrthogonalRBFSampler against the theory of random Fourier features.
+
+Notation: k(x, y) = exp(-gamma |x - y|^2), r = sqrt(2 gamma) |x - y|, so
+k = exp(-r^2 / 2). With m frequencies w_i (each N(0, 2 gamma I) marginally)
+the cos/sin features estimate K = (1/m) sum_i cos(w_i . (x - y)):
+
+* E K = k for ORF and Fastfood exactly, for SORF with chi row norms (the
+  direction of a SORF row is close to uniform);
+* i.i.d. frequencies: Var K = (1 - k^2)^2 / (2 m);
+* ORF, m <= d frequencies in one block of width d (Yu et al. 2016, exact
+  form): Var K = (1 - k^2)^2 / (2 m) + (m - 1) / m (E[cos(a) cos(b)] - k^2),
+  a, b the projections of two orthogonal rows. With w_i = s_i q_i (s_i
+  chi(d), q_i orthonormal) and (v1, v2) two coordinates of a uniform unit
+  vector of R^d (density proportional to (1 - rho^2)^((d - 4) / 2) on the
+  unit disc), E[cos(a) cos(b)] = E[phi(r v1) phi(r v2)] with
+  phi(t) = E cos(t s) = 1F1(d / 2; 1 / 2; -t^2 / 2).
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import statistical_seed, statistical_seeds
+from numpy.polynomial.legendre import leggauss
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy import special
+from sklearn.kernel_approximation import RBFSampler
+from sklearn.metrics.pairwise import rbf_kernel
+
+from sklearn_sketch import OrthogonalRBFSampler
+from sklearn_sketch.rbf._orthogonal import (
+    MAX_DENSE_WIDTH,
+    draw_orf,
+    fastfood_projections,
+    sorf_projections,
+)
+
+METHODS = ["orf", "sorf", "fastfood"]
+
+
+def _orf_pair_term(r, d, n_nodes=200):
+    """E[cos(a) cos(b)] for two rows of one ORF block (module docstring)."""
+    nodes, weights = leggauss(n_nodes)
+    rho, w_rho = (nodes + 1) / 2, weights / 2
+    theta, w_theta = np.pi * (nodes + 1), np.pi * weights
+    R, T = np.meshgrid(rho, theta, indexing="ij")
+    density = np.outer(w_rho, w_theta) * R * (1 - R**2) ** ((d - 4) / 2)
+
+    def phi(t):
+        return special.hyp1f1(d / 2, 0.5, -(t**2) / 2)
+
+    values = phi(r * R * np.cos(T)) * phi(r * R * np.sin(T))
+    return (density * values).sum() / density.sum()
+
+
+def _orf_variance(r, d, m):
+    k = np.exp(-(r**2) / 2)
+    return (1 - k**2) ** 2 / (2 * m) + (m - 1) / m * (_orf_pair_term(r, d) - k**2)
+
+
+def test_orf_pair_term_reduces_to_the_kernel_marginal():
+    # The quadrature's own check: E phi(r v1) = E cos(r g) = exp(-r^2 / 2).
+    nodes, weights = leggauss(200)
+    for d, r in [(6, 0.7), (12, 2.0)]:
+        v = nodes  # one coordinate: density proportional to (1 - v^2)^((d - 3) / 2)
+        density = weights * (1 - v**2) ** ((d - 3) / 2)
+        phi = special.hyp1f1(d / 2, 0.5, -((r * v) ** 2) / 2)
+        assert_allclose((density * phi).sum() / density.sum(), np.exp(-(r**2) / 2), rtol=1e-9)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("r", [0.8, 2.2])
+def test_orf_variance_matches_the_exact_formula(r):
+    # m = d = 6 frequencies: one whole orthogonal block.
+    d = m = 6
+    delta = np.zeros(d)
+    delta[[1, 4]] = r / np.sqrt(2)  # unit bandwidth: gamma = 1/2
+    n_draws = 3000
+    estimates = np.empty(n_draws)
+    for i, seed in enumerate(statistical_seeds(n_draws, start=100)):
+        W = draw_orf(np.random.RandomState(seed), d, m)
+        estimates[i] = np.cos(delta @ W).mean()
+    k = np.exp(-(r**2) / 2)
+    expected = _orf_variance(r, d, m)
+    centered = estimates - estimates.mean()
+    variance = centered.var(ddof=1)
+    # Standard error of a sample variance: sqrt((mu4 - sigma^4) / n).
+    standard_error = np.sqrt(((centered**4).mean() - variance**2) / n_draws)
+    assert abs(variance - expected) < 4 * standard_error
+    assert abs(estimates.mean() - k) < 4 * np.sqrt(variance / n_draws)
+    # And the orthogonal block beats independent frequencies.
+    assert expected < (1 - k**2) ** 2 / (2 * m)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("method, n_components", [("orf", 33), ("sorf", 32), ("fastfood", 31)])
+def test_kernel_estimates_are_unbiased(method, n_components):
+    rng = np.random.RandomState(7)
+    X = rng.randn(5, 9)
+    X *= np.array([0.2, 0.5, 0.9, 1.3, 1.7])[:, None] / np.linalg.norm(X, axis=1)[:, None]
+    gamma = 0.7
+    upper = np.triu_indices(5, 1)
+    K = rbf_kernel(X, gamma=gamma)[upper]
+    draws = []
+    for seed in statistical_seeds(500, start=200):
+        sampler = OrthogonalRBFSampler(n_components, gamma=gamma, method=method,
+                                       random_state=seed)
+        Z = sampler.fit_transform(X)
+        draws.append((Z @ Z.T)[upper])
+    draws = np.array(draws)
+    z = (draws.mean(axis=0) - K) / (draws.std(axis=0, ddof=1) / np.sqrt(len(draws)))
+    assert np.abs(z).max() < 4, z
+
+
+def test_orf_features_are_cos_and_sin_of_the_frequencies():
+    X = np.random.RandomState(0).rand(4, 5)
+    for n_components in (6, 7):
+        est = OrthogonalRBFSampler(n_components, method="orf", random_state=1).fit(X)
+        P = X @ est.random_weights_
+        pairs = n_components // 2
+        expected = np.hstack([np.cos(P[:, :pairs]), np.sin(P[:, :pairs])])
+        if n_components % 2:
+            expected = np.hstack([expected, np.cos(P[:, pairs:] + est.random_offset_)])
+        assert_allclose(est.transform(X), expected * np.sqrt(2 / n_components), atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [5, 16])
+def test_orf_blocks_are_orthogonal_with_chi_norms(d):
+    gamma = 0.3
+    est = OrthogonalRBFSampler(2 * (2 * d + 3), gamma=gamma, method="orf", random_state=0)
+    W = est.fit(np.ones((2, d))).random_weights_  # 2 whole blocks and 3 rows
+    assert W.shape == (d, 2 * d + 3)
+    for start in range(0, W.shape[1], d):
+        block = W[:, start : start + d]
+        gram = block.T @ block
+        assert_allclose(gram - np.diag(np.diag(gram)), 0, atol=1e-12)
+    # The norms are chi(d) * sqrt(2 gamma): their squares average 2 gamma d.
+    norms = np.linalg.norm(W, axis=0)
+    assert 0.3 < np.mean(norms**2) / (2 * gamma * d) < 3
+
+
+@pytest.mark.parametrize("method", ["sorf", "fastfood"])
+def test_hadamard_blocks_have_their_stated_rows(method):
+    d_in, gamma = 20, 0.4
+    est = OrthogonalRBFSampler(2 * 80, gamma=gamma, method=method, random_state=3)
+    est.fit(np.zeros((1, d_in)))
+    d = est.input_width_
+    assert d == 32
+    state = est._prepare_transform(np.zeros((1, 1)))
+    project = sorf_projections if method == "sorf" else fastfood_projections
+    rows = project(np.eye(d), *state)  # column j of each block = frequency j
+    for b in range(rows.shape[1] // d):
+        block = rows[:, b * d : (b + 1) * d].T
+        norms = np.linalg.norm(block, axis=1)
+        # Each frequency has its drawn norm: scale times the Hadamard norm.
+        hadamard_norm = d**1.5 if method == "sorf" else np.linalg.norm(est.gaussian_[b]) * d**0.5
+        assert_allclose(norms, est.scales_[b] * hadamard_norm, rtol=1e-10)
+        if method == "sorf":  # orthogonal rows
+            gram = block @ block.T
+            assert_allclose(gram - np.diag(np.diag(gram)), 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chunks_threads_and_wide_input_give_the_same_bits(method, dtype):
+    rng = np.random.RandomState(5)
+    X = sp.random(57, MAX_DENSE_WIDTH + 300, density=0.01, random_state=rng, format="csr")
+    X = X.astype(dtype)
+    est = OrthogonalRBFSampler(45, gamma=0.2, method=method, random_state=0).fit(X)
+    assert est.hash_down_ is not None and est.input_width_ == MAX_DENSE_WIDTH
+    whole = est.transform(X)
+    assert whole.dtype == dtype
+    pieces = np.vstack([est.transform(X[a:b]) for a, b in [(0, 1), (1, 20), (20, 21), (21, 57)]])
+    assert_array_equal(pieces, whole)
+    assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
+    assert_array_equal(est.transform(X.toarray()), whole)
+    small = est.transform(X[[3, 3, 9]])
+    assert_array_equal(small, whole[[3, 3, 9]])
+
+
+def test_hashed_wide_input_estimates_the_kernel():
+    # The Count Sketch keeps distances in expectation: the estimate stays
+    # within its Monte-Carlo error of the exact kernel on wide sparse rows.
+    rng = np.random.RandomState(11)
+    X = sp.random(6, 50_000, density=0.002, random_state=rng, format="csr")
+    gamma = 0.5 / np.mean(X.multiply(X).sum(axis=1))
+    K = rbf_kernel(X, gamma=gamma)
+    est = OrthogonalRBFSampler(4096, gamma=gamma, random_state=statistical_seed(3))
+    Z = est.fit_transform(X)
+    assert_allclose(Z @ Z.T, K, atol=0.08)
+
+
+def test_gamma_scale_is_rbfsamplers():
+    X = np.random.RandomState(2).rand(30, 7) * 3
+    for X_in in (X, sp.csr_matrix(X)):
+        ours = OrthogonalRBFSampler(gamma="scale").fit(X_in).gamma_
+        assert_allclose(ours, 1.0 / (X.shape[1] * X.var()), rtol=1e-12)
+    assert OrthogonalRBFSampler(gamma="scale").fit(np.ones((3, 4))).gamma_ == 1.0
+    reference = RBFSampler(gamma="scale", random_state=0).fit(X)
+    assert_allclose(OrthogonalRBFSampler(gamma="scale").fit(X).gamma_, reference._gamma)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_degenerate_inputs(method):
+    # One feature, one sample, all-zero rows: finite, and a row with itself
+    # has kernel sqrt(2/D)^2 * (D / 2) * 1 = 1 for even D.
+    for X in (np.zeros((1, 1)), np.zeros((3, 4)), np.array([[2.0], [2.0], [-1.0]])):
+        Z = OrthogonalRBFSampler(16, method=method, random_state=0).fit_transform(X)
+        assert np.isfinite(Z).all()
+        assert_allclose((Z * Z).sum(axis=1), 1.0, rtol=1e-12)
+    with pytest.raises(ValueError, match="method"):
+        OrthogonalRBFSampler(method="gaussian").fit(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="gamma"):
+        OrthogonalRBFSampler(gamma=0.0).fit(np.ones((2, 2)))
+
+
+def test_dask_and_partial_fit_give_the_same_features():
+    da = pytest.importorskip("dask.array", reason="dask not installed (pip install '.[dask]')")
+    X = np.random.RandomState(4).rand(40, 10).astype(np.float32)
+    est = OrthogonalRBFSampler(20, gamma=0.3, random_state=0).fit(X)
+    lazy = est.transform(da.from_array(X, chunks=(13, 10)))
+    assert_array_equal(lazy.compute(), est.transform(X))
+    batches = OrthogonalRBFSampler(20, gamma=0.3, random_state=0)
+    batches.partial_fit(X[:15]).partial_fit(X[15:])
+    assert_array_equal(batches.transform(X), est.transform(X))
