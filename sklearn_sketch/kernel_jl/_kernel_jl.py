@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
 
 from .._base import BaseSketch
-from ..utils._chunking import check_allocation
+from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
 from ..utils._compat import StrOptions, _fit_context
 from ..utils._incremental import reservoir_update
 from ..utils._validation import (
@@ -39,11 +39,6 @@ _KERNEL_BLOCK_COPIES = 2
 # precision, one large product); the block is then cast back to float32.
 _UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
 
-# Cap on a chunk's temporaries. The kernel block is one matrix product per
-# chunk, which is slower in the small pieces the shared 16 MiB cap allows:
-# BLAS is efficient on large blocks. scikit-learn's working_memory, if
-# smaller, still wins.
-_MAX_CHUNK_MIB = 64
 
 # Kernels scikit-learn evaluates on dense data only. Their value depends only
 # on the coordinates where one of the two rows is nonzero (a coordinate where
@@ -161,7 +156,7 @@ def _dense_block_rows(X, Y, dtype):
     their rows (``r`` the mean number per row): ``b`` is the larger of the
     sizes each bound allows.
     """
-    budget = min(get_config()["working_memory"], _MAX_CHUNK_MIB) * 2**20
+    budget = min(get_config()["working_memory"], KERNEL_CHUNK_MIB) * 2**20
     budget_values = budget / (2 * dtype.itemsize)
     rows = budget_values / X.shape[1]
     if sp.issparse(X) and sp.issparse(Y):
@@ -359,7 +354,7 @@ class KernelJL(BaseSketch):
     # A chunk goes through BLAS products, whose rounding depends on the
     # shape: keep the chunks of one job, and so the same output.
     _exact_rows = False
-    _max_chunk_mib = _MAX_CHUNK_MIB
+    _max_chunk_mib = KERNEL_CHUNK_MIB
 
     def __init__(
         self,

@@ -7,7 +7,12 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._base import BaseSketch
-from ..utils._chunking import check_allocation
+from ..utils._chunking import (
+    HASHING_CHUNK_MIB,
+    MINWISE_TABLE_BYTES,
+    OPH_TABLE_BYTES,
+    check_allocation,
+)
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
 from ..utils._sparse import dense_to_csr, gather
@@ -32,20 +37,12 @@ PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
-# Rows hashed at once, as the bytes of their (k x rows) uint64 table: an
-# "oph" chunk's table of bin minima stays near the size of a core's L2 cache
-# (1024 rows for k = 256), where its scattered updates are cheap; "minwise"
-# prefers longer chunks (fewer, longer hash blocks).
-OPH_TABLE_BYTES = 2 * 2**20
-MINWISE_TABLE_BYTES = 8 * 2**20
 
 # Rows whose largest absolute value is beyond 2**+-EXTREME_EXPONENT are
 # rescaled before their norm and projection: float32 projections of values
 # up to 2**60 cannot overflow, nor float64 squares of values from 2**-60 up
 # underflow to a zero norm.
 EXTREME_EXPONENT = 60
-# Cap on the temporaries of one chunk of rows in transform (see there).
-_MAX_CHUNK_MIB = 256
 # Temporaries of transform per row and hash, and per row (see transform).
 _BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 384
@@ -304,7 +301,7 @@ class CoREHasher(BaseSketch):
         # regenerates the projection blocks of the features it touches:
         # small chunks would generate the same blocks over and over, and two
         # jobs would gain little over one.
-        return _MAX_CHUNK_MIB / n_jobs
+        return HASHING_CHUNK_MIB / n_jobs
 
     def _output_indptr(self, X):
         # Every nonempty row has exactly k nonzeros, so the output is

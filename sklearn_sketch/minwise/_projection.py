@@ -22,8 +22,8 @@ Three distributions of ``R``:
   to the variance (the formula is in CoREHasher's Notes). It generates
   ``HASHED_BUCKETS * k`` entries (2M at ``k = 256``) whatever the number of
   features, and each group's ``G_g`` (4 MiB in float32) stays in cache for
-  its product: on 20 Newsgroups at ``k = 256`` the whole projection takes
-  0.7x the time of a bare ``X @ G`` with G precomputed. For at most
+  its product, so that the whole projection costs about what a product with
+  a precomputed Gaussian matrix costs (see the user guide). For at most
   ``HASHED_BUCKETS`` features hashing saves nothing, and "hashed_gaussian"
   is "gaussian" exactly.
 """
@@ -31,6 +31,7 @@ Three distributions of ``R``:
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._chunking import PROJECTION_BLOCK_BYTES
 from ..utils._counter_random import (
     FEATURE_BLOCK,
     gaussian_blocks,
@@ -38,11 +39,6 @@ from ..utils._counter_random import (
     signed_buckets,
 )
 
-# Memory for the rows of R generated at once (whole blocks of FEATURE_BLOCK
-# features, all k columns): X @ R is a sum over groups of feature blocks of
-# this size, each multiplied while its rows are still in cache (32 blocks for
-# k = 256 in float32).
-PROJECTION_BLOCK_BYTES = 8 * 2**20
 # "hashed_gaussian": buckets of each Count Sketch (a power of 2) and columns
 # per group. The extra variance is at most about HASHED_GROUP_COLUMNS /
 # HASHED_BUCKETS = 1.6% of the paper's (the columns of a group share one

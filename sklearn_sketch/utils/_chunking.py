@@ -28,7 +28,27 @@ from sklearn.utils import gen_batches
 from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
+# -- every memory budget of the package, in one place -----------------------
+# Cap on a chunk's temporaries (the default of every estimator; see the
+# module docstring).
 MAX_CHUNK_MIB = 16
+# CoREHasher's chunks, shared by the jobs: each chunk regenerates the
+# projection blocks of the features it touches, so small chunks would
+# generate the same blocks over and over.
+HASHING_CHUNK_MIB = 256
+# KernelJL's chunks: the kernel block is one matrix product per chunk, which
+# BLAS computes faster on large blocks than in 16 MiB pieces.
+KERNEL_CHUNK_MIB = 64
+# CoREHasher's rows hashed at once, as the bytes of their (k x rows) uint64
+# table: an "oph" chunk's table of bin minima stays near the size of a core's
+# L2 cache, where its scattered updates are cheap; "minwise" prefers longer
+# chunks (fewer, longer hash blocks).
+OPH_TABLE_BYTES = 2 * 2**20
+MINWISE_TABLE_BYTES = 8 * 2**20
+# Memory for the rows of CoREHasher's projection R generated at once (whole
+# blocks of features, all k columns): X @ R is a sum over groups of feature
+# blocks of this size, each multiplied while its rows are still in cache.
+PROJECTION_BLOCK_BYTES = 8 * 2**20
 
 # Bytes per stored input value of a chunk's own copies of its input: the
 # row slice of a CSR input (value and index), and a dense chunk's
