@@ -15,13 +15,17 @@ from ..utils._chunking import (
 )
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
-from ..utils._sparse import dense_to_csr, gather
+from ..utils._sparse import gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     positive_int,
 )
-from ._one_hot import nonempty_rows, output_indptr, write_codes
+from ._one_hot import (
+    OneHotOutputMixin,
+    output_indptr,
+    write_codes,
+)
 from ._positions import (
     densification_inverse,
     densification_probes,
@@ -78,7 +82,7 @@ def _rescale_extreme_rows(X, nonempty):
     return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
 
 
-class CoREHasher(BaseSketch):
+class CoREHasher(OneHotOutputMixin, BaseSketch):
     """Sparse hashed features for the CoRE kernels and the resemblance kernel.
 
     Each row ``u`` is normalized, ``u~ = u / |u|``, and its set of nonzero
@@ -206,7 +210,6 @@ class CoREHasher(BaseSketch):
 
     # The output is sparse: chunks return CSR rows (and dask collections
     # become arrays of CSR blocks).
-    _sparse_output = True
 
     def __init__(
         self,
@@ -302,17 +305,6 @@ class CoREHasher(BaseSketch):
         # small chunks would generate the same blocks over and over, and two
         # jobs would gain little over one.
         return HASHING_CHUNK_MIB / n_jobs
-
-    def _output_indptr(self, X):
-        # Every nonempty row has exactly k nonzeros, so the output is
-        # allocated before hashing and the chunks' pieces copied into it.
-        return output_indptr(nonempty_rows(X), self.n_components, self._block_width)
-
-    def _transform_chunk(self, X_chunk, out, state):
-        # A dense input is converted to CSR chunk by chunk, never whole.
-        if not sp.issparse(X_chunk):
-            X_chunk = dense_to_csr(X_chunk)
-        return self._transform_csr(X_chunk)
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""

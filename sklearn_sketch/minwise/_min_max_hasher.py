@@ -11,10 +11,14 @@ from .._base import BaseSketch
 from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift
-from ..utils._sparse import dense_to_csr, gather
+from ..utils._sparse import gather
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
 from ._cws import MAX_PAIRS, icws
-from ._one_hot import nonempty_rows, output_indptr, write_codes
+from ._one_hot import (
+    OneHotOutputMixin,
+    output_indptr,
+    write_codes,
+)
 
 # Temporaries of transform per row and hash (positions, locations, codes
 # and values), per row, and per stored entry of the chunk's input (logs,
@@ -25,7 +29,7 @@ _BYTES_PER_ROW = 256
 _BYTES_PER_PAIR = 80
 
 
-class MinMaxHasher(BaseSketch):
+class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     """Sparse hashed features for the min-max and generalized min-max kernels.
 
     For nonnegative rows the min-max kernel is
@@ -145,7 +149,6 @@ class MinMaxHasher(BaseSketch):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    _sparse_output = True
 
     def __init__(
         self, n_components=256, *, b_bits=8, kernel="minmax", random_state=None,
@@ -222,15 +225,6 @@ class MinMaxHasher(BaseSketch):
         # Per-entry temporaries (logs, shifts, keys of the features).
         nnz_per_row = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
         return self._bytes_per_row(X.dtype) + int(48 * nnz_per_row)
-
-    def _output_indptr(self, X):
-        return output_indptr(nonempty_rows(X), self.n_components, self._block_width)
-
-    def _transform_chunk(self, X_chunk, out, state):
-        # A dense input is converted to CSR chunk by chunk, never whole.
-        if not sp.issparse(X_chunk):
-            X_chunk = dense_to_csr(X_chunk)
-        return self._transform_csr(X_chunk)
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._hashing import bbit_codes
+from ..utils._sparse import dense_to_csr
 
 
 def index_dtype(n_columns, nnz):
@@ -73,3 +74,24 @@ def write_codes(locations, bucket_coefficients, b_bits, block_width, n_keys, out
             n_keys=n_keys,
         )
     return out
+
+
+class OneHotOutputMixin:
+    """The sparse one-hot output of a hasher, for the estimator base.
+
+    The hasher defines ``n_components`` (``k``), ``_block_width`` and
+    ``_transform_csr(X)``, the transform of canonical CSR rows.
+    """
+
+    _sparse_output = True
+
+    def _output_indptr(self, X):
+        # Every nonempty row has exactly k nonzeros, so the output is
+        # allocated before hashing and the chunks' pieces copied into it.
+        return output_indptr(nonempty_rows(X), self.n_components, self._block_width)
+
+    def _transform_chunk(self, X_chunk, out, state):
+        # A dense input is converted to CSR chunk by chunk, never whole.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        return self._transform_csr(X_chunk)
