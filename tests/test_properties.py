@@ -55,6 +55,7 @@ def dense(result):
 @settings(max_examples=25, deadline=None)
 @given(X=matrices, data=st.data())
 def test_any_row_split_gives_the_whole_transform(name, X, data):
+    X = legal_input(name, X)
     estimator = _make(name).fit(X)
     whole = dense(estimator.transform(X))
     cuts = sorted(data.draw(st.sets(st.integers(1, X.shape[0] - 1), max_size=4)))
