@@ -137,7 +137,7 @@ def plot(rows, datasets, path):
 
 
 def main(argv=None):
-    parser = example_parser(__doc__.strip().splitlines()[1])
+    parser = example_parser("Min-max kernel: hashed features (0-bit CWS) vs CoRE hashing vs exact.")
     parser.add_argument("--full", action="store_true", help="the real data sets' table")
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="default: digits; with --full mnist10k sector_counts "

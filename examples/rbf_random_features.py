@@ -140,7 +140,7 @@ def plot(table, path):
 
 
 def main(argv=None):
-    parser = example_parser(__doc__.strip().splitlines()[1])
+    parser = example_parser("Orthogonal and structured random features of the RBF kernel.")
     parser.add_argument("--full", action="store_true",
                         help="MNIST 60k/10k and a9a at D = 1024, 4096 (real data)")
     parser.add_argument("--n-exact", type=int, default=10000,
