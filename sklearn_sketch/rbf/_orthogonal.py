@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._base import BaseSketch
-from ..utils._chunking import check_allocation
+from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import count_sketch_rows, draw_hash_down, hash_down_keys
 from ..utils._hadamard import fwht, hadamard_length
@@ -40,7 +40,11 @@ def input_width(n_features, method):
 def scale_gamma(X):
     """``gamma="scale"``: ``1 / (n_features * X.var())`` (1.0 for constant X), O(nnz)."""
     if sp.issparse(X):
-        variance = X.multiply(X).mean() - X.mean() ** 2
+        # From the stored values alone: the mean over every cell, O(nnz)
+        # whatever the width.
+        size = X.shape[0] * X.shape[1]
+        data = X.data.astype(np.float64)
+        variance = (data @ data) / size - (data.sum() / size) ** 2
     else:
         variance = X.var(dtype=np.float64)
     return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
@@ -122,7 +126,16 @@ def orf_projections(U, weights):
     if n_padded != n_rows:
         U = np.vstack([U, np.zeros((n_padded - n_rows, width), dtype=U.dtype)])
     tiles = U.reshape(-1, _ORF_TILE_ROWS, width)
-    return np.matmul(tiles, weights).reshape(n_padded, -1)[:n_rows]
+    # Some OpenBLAS releases (NumPy 1.23's) round a row of a GEMM differently
+    # depending on how the product is split among threads, and, in float32,
+    # on the other rows of its tile. So the product runs on one BLAS thread
+    # (jobs parallelize over chunks instead), in float64 for float32 input.
+    dtype = U.dtype
+    if dtype == np.float32:
+        tiles, weights = tiles.astype(np.float64), weights.astype(np.float64)
+    with single_threaded_blas():
+        products = np.matmul(tiles, weights)
+    return products.astype(dtype, copy=False).reshape(n_padded, -1)[:n_rows]
 
 
 def sorf_projections(U, signs, scales):
