@@ -30,7 +30,7 @@ from sklearn import config_context
 
 from sklearn_sketch import ComplexToRealSketch, TensorSRHT
 from sklearn_sketch.polynomial import _common as polynomial_common
-from sklearn_sketch.polynomial._common import hash_down
+from sklearn_sketch.utils._count_sketch import hash_down
 from sklearn_sketch.utils._hadamard import fwht
 
 # ---------------------------------------------------------------------------

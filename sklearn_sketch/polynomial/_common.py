@@ -16,7 +16,7 @@ The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
 independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
 ``BUCKET_HASH_INDEPENDENCE``) are defined in ``utils._hashing``, the home of
 every hash family. What stays here are applications of that family to these
-sketches: the Count Sketch hash-down (:func:`hash_down`) and :func:`block_signs`, which keys a polynomial hash by
+sketches: :func:`block_signs`, which keys a polynomial hash by
 (block, coordinate) and maps it to real or complex unit signs.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ..utils._count_sketch import count_sketch_rows, hash_down_keys
+from ..utils._count_sketch import hash_down
 from ..utils._hashing import (
     polynomial_hash,
 )
@@ -118,45 +118,6 @@ def srht_width(n_keys, n_samples):
 
 
 
-
-
-def hash_down(X, hashes, width, gamma, coef0, dtype):
-    """Count Sketch of the augmented rows ``x' = [sqrt(gamma) x, sqrt(coef0)]``.
-
-    Key ``i < n_features`` is feature ``i`` and key ``n_features`` the
-    constant (absent when ``coef0 = 0``). Only the keys present in ``X``
-    are hashed: O(nnz log nnz) work, whatever ``n_features`` is. For
-    independent hashes ``C``, ``E <C x', C y'> = <x', y'>`` and
-    ``Var <C x', C y'> = (1 / width) sum_{i != j} (x'_i^2 y'_j^2 +
-    x'_i y'_i x'_j y'_j)`` (Charikar et al. 2002; Pham & Pagh 2013).
-
-    Parameters
-    ----------
-    X : {ndarray, csr_matrix} of shape (n_rows, n_features)
-    hashes : ndarray of shape (6,), dtype uint64
-        One row of :func:`draw_hash_down`.
-    width : int
-        Number of buckets.
-    gamma, coef0 : float
-    dtype : numpy dtype
-
-    Returns
-    -------
-    U : ndarray of shape (n_rows, width)
-    """
-    dtype = np.dtype(dtype)
-    if not sp.issparse(X):
-        X = dense_to_csr(X)
-    keys, features = np.unique(X.indices, return_inverse=True)
-    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
-    if gamma != 1.0:
-        signs *= dtype.type(np.sqrt(gamma))
-    U = np.empty((X.shape[0], width), dtype=dtype)
-    count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
-    if coef0 > 0:
-        bucket, sign = hash_down_keys(hashes, np.array([X.shape[1]]), width, dtype)
-        U[:, bucket[0]] += sign[0] * dtype.type(np.sqrt(coef0))
-    return U
 
 
 def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):

@@ -12,7 +12,12 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from ..utils._count_sketch import count_sketch_rows, draw_hash_down, hash_down_keys
+from ..utils._count_sketch import (
+    count_sketch_rows,
+    draw_hash_down,
+    hash_down,
+    hash_down_keys,
+)
 from ..utils._hadamard import fwht
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
@@ -28,7 +33,6 @@ from ._common import (
     augmented_dense,
     block_coordinates,
     block_signs,
-    hash_down,
     n_augmented_features,
     next_power_of_two,
     srht_width,

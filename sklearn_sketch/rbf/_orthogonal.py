@@ -9,9 +9,8 @@ from sklearn.utils import check_random_state
 from .._base import BaseSketch
 from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
-from ..utils._count_sketch import count_sketch_rows, draw_hash_down, hash_down_keys
+from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._hadamard import fwht, hadamard_length
-from ..utils._sparse import dense_to_csr
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
 
 # Input wider than this (hashed text, one-hot codes) is first reduced to
@@ -100,16 +99,6 @@ def draw_fastfood(random_state, width, n_blocks):
     norms = np.sqrt(random_state.chisquare(width, size=(n_blocks, width)))
     scales = norms / (np.linalg.norm(gaussian, axis=1, keepdims=True) * np.sqrt(width))
     return signs, permutations.astype(np.intp), gaussian, scales
-
-
-def hashed_rows(X, hashes, width, dtype):
-    """Count Sketch of the rows of ``X`` into ``width`` coordinates, O(nnz log nnz)."""
-    if not sp.issparse(X):
-        X = dense_to_csr(X)
-    keys, features = np.unique(X.indices, return_inverse=True)
-    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
-    U = np.empty((X.shape[0], width), dtype=dtype)
-    return count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
 
 
 def padded_rows(X, width, dtype):
@@ -406,7 +395,7 @@ class OrthogonalRBFSampler(BaseSketch):
     def _transform_chunk(self, X_chunk, out, state):
         dtype = out.dtype
         if self.hash_down_ is not None:
-            U = hashed_rows(X_chunk, self.hash_down_, self.input_width_, dtype)
+            U = hash_down(X_chunk, self.hash_down_, self.input_width_, 1.0, 0.0, dtype)
         else:
             U = padded_rows(X_chunk, self.input_width_, dtype)
         if self.method == "orf":

@@ -17,7 +17,7 @@ from ._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-from ._sparse import gather
+from ._sparse import dense_to_csr, gather
 
 
 def draw_hash_down(random_state, n_sketches):
@@ -74,3 +74,42 @@ def count_sketch_rows(X, buckets, signs, features, out):
     )
     out[...] = 0
     return scattered.toarray(out=out)
+
+
+def hash_down(X, hashes, width, gamma, coef0, dtype):
+    """Count Sketch of the augmented rows ``x' = [sqrt(gamma) x, sqrt(coef0)]``.
+
+    Key ``i < n_features`` is feature ``i`` and key ``n_features`` the
+    constant (absent when ``coef0 = 0``). Only the keys present in ``X``
+    are hashed: O(nnz log nnz) work, whatever ``n_features`` is. For
+    independent hashes ``C``, ``E <C x', C y'> = <x', y'>`` and
+    ``Var <C x', C y'> = (1 / width) sum_{i != j} (x'_i^2 y'_j^2 +
+    x'_i y'_i x'_j y'_j)`` (Charikar et al. 2002; Pham & Pagh 2013).
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_rows, n_features)
+    hashes : ndarray of shape (6,), dtype uint64
+        One row of :func:`draw_hash_down`.
+    width : int
+        Number of buckets.
+    gamma, coef0 : float
+    dtype : numpy dtype
+
+    Returns
+    -------
+    U : ndarray of shape (n_rows, width)
+    """
+    dtype = np.dtype(dtype)
+    if not sp.issparse(X):
+        X = dense_to_csr(X)
+    keys, features = np.unique(X.indices, return_inverse=True)
+    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
+    if gamma != 1.0:
+        signs *= dtype.type(np.sqrt(gamma))
+    U = np.empty((X.shape[0], width), dtype=dtype)
+    count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
+    if coef0 > 0:
+        bucket, sign = hash_down_keys(hashes, np.array([X.shape[1]]), width, dtype)
+        U[:, bucket[0]] += sign[0] * dtype.type(np.sqrt(coef0))
+    return U
