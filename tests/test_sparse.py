@@ -14,6 +14,10 @@ from sklearn_sketch.utils._sparse import dense_to_csr
         np.array([[0.0, 1.5], [-2.0, 0.0], [0.0, 0.0]]),
         np.random.RandomState(0).rand(4, 0),
         np.asfortranarray(np.random.RandomState(0).rand(5, 3) > 0.5).astype(np.float32),
+        # Signed zeros are zeros and NaN is a nonzero, as for scipy.
+        np.array([[-0.0, np.nan, 0.0], [0.0, 0.0, -0.0], [1e-45, -3.0, 0.0]], np.float32),
+        np.zeros((0, 7)),
+        (np.random.RandomState(1).rand(9, 37) < 0.3) * np.arange(37.0),
     ],
 )
 def test_dense_to_csr_matches_scipy(X):
@@ -23,4 +27,4 @@ def test_dense_to_csr_matches_scipy(X):
     assert result.dtype == X.dtype
     assert_array_equal(result.indptr, expected.indptr)
     assert_array_equal(result.indices, expected.indices)
-    assert_array_equal(result.data, expected.data)
+    assert_array_equal(result.data, expected.data)  # NaN equal to NaN
