@@ -10,15 +10,17 @@ a small ``working_memory`` makes the chunks small, so that 10,000 and
 100,000 rows already take several chunks, and the test runs in seconds.
 """
 
+import threading
 import tracemalloc
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import make_estimator
-from sklearn import config_context
+from sklearn import config_context, get_config
+from threadpoolctl import threadpool_info
 
-from sklearn_sketch.utils._chunking import parallel_row_chunks
+from sklearn_sketch.utils._chunking import _run_in_threads, parallel_row_chunks
 
 MIB = 2**20
 # The chunk budget: scikit-learn's working_memory, below every estimator's
@@ -104,3 +106,40 @@ def test_transform_peak_beyond_output_is_one_chunk(name, kind, params):
     # times the chunks (measured under 0.05 MiB), not memory per row: 0.1
     # MiB is one byte per row of the 90,000 extra rows.
     assert peaks[1] - peaks[0] < 0.1 * MIB, [p / MIB for p in peaks]
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3, 8])
+@pytest.mark.parametrize("n_chunks", [2, 5, 64])
+def test_run_in_threads_runs_every_chunk_once_in_order(n_jobs, n_chunks):
+    """Every chunk's result lands at its own index, each chunk runs exactly
+    once, on up to ``n_jobs`` threads, in the caller's scikit-learn
+    configuration and with BLAS on one thread."""
+    chunks = [slice(i, i + 1) for i in range(n_chunks)]
+    calls, threads = [], set()
+
+    def function(rows):
+        calls.append(rows.start)
+        threads.add(threading.get_ident())
+        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        return rows.start, get_config()["working_memory"], blas
+
+    with config_context(working_memory=123):
+        results = _run_in_threads(function, chunks, n_jobs)
+    assert [r[0] for r in results] == list(range(n_chunks))
+    assert sorted(calls) == list(range(n_chunks))
+    assert len(threads) <= min(n_jobs, n_chunks)
+    assert all(r[1] == 123 for r in results)
+    assert all(all(n == 1 for n in r[2]) for r in results)
+
+
+def test_run_in_threads_raises_a_chunks_error_and_restores_blas():
+    before = [p["num_threads"] for p in threadpool_info()]
+
+    def function(rows):
+        if rows.start == 3:
+            raise ValueError("chunk 3 failed")
+        return rows.start
+
+    with pytest.raises(ValueError, match="chunk 3 failed"):
+        _run_in_threads(function, [slice(i, i + 1) for i in range(8)], 2)
+    assert [p["num_threads"] for p in threadpool_info()] == before

@@ -15,17 +15,15 @@ the preallocated output, so the result is the same array as with one job.
 """
 
 import os
+import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn import get_config
+from sklearn import config_context, get_config
 from sklearn.utils import gen_batches
-
-# scikit-learn's wrappers of joblib carry its configuration (working_memory,
-# assume_finite, ...) into the worker threads.
-from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 # -- every memory budget of the package, in one place -----------------------
@@ -159,17 +157,38 @@ def single_threaded_blas():
 def _run_in_threads(function, chunks, n_jobs):
     """``[function(rows) for rows in chunks]``, in ``n_jobs`` threads if > 1.
 
-    While the threads run, BLAS is limited to one thread each: a BLAS that
-    already spreads one product over every core would otherwise run
-    ``n_jobs`` times as many threads as cores, and two jobs would be slower
-    than one.
+    Each thread takes the next chunk from a shared queue until none is left,
+    so a thread costs one Python call per chunk: a joblib task costs far
+    more, all of it holding the GIL, which the other thread then waits for
+    (two jobs ran slower than one on small chunks). The threads run in the
+    caller's scikit-learn configuration (``working_memory``,
+    ``assume_finite``, ...). While they run, BLAS is limited to one thread
+    each: a BLAS that already spreads one product over every core would
+    otherwise run ``n_jobs`` times as many threads as cores.
     """
     if n_jobs == 1 or len(chunks) <= 1:
         return [function(rows) for rows in chunks]
-    with single_threaded_blas():
-        return Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(function)(rows) for rows in chunks
-        )
+    pending = queue.SimpleQueue()
+    for index in range(len(chunks)):
+        pending.put(index)
+    results = [None] * len(chunks)
+    config = get_config()
+
+    def work():
+        with config_context(**config):
+            while True:
+                try:
+                    index = pending.get_nowait()
+                except queue.Empty:
+                    return
+                results[index] = function(chunks[index])
+
+    n_threads = min(n_jobs, len(chunks))
+    with single_threaded_blas(), ThreadPoolExecutor(n_threads) as executor:
+        workers = [executor.submit(work) for _ in range(n_threads)]
+        for worker in workers:
+            worker.result()  # re-raises a chunk's exception
+    return results
 
 
 def dense_transform(X, chunks, transform_chunk, n_output_features, dtype, n_jobs):
