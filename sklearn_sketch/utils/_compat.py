@@ -1,10 +1,23 @@
-"""Every private scikit-learn name the package uses, imported in one place.
+"""Every private scikit-learn and SciPy name the package uses, imported in one place.
 
-scikit-learn does not promise these names across releases; keeping them
-here means a release that moves one breaks this module only.
+Neither library promises these names across releases; keeping them here
+means a release that moves one breaks this module only.
 """
 
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["Interval", "StrOptions", "_fit_context"]
+try:
+    # The C++ routine behind ``csr_matrix.toarray``, called on arrays: the
+    # public path builds a matrix object and checks its arguments in Python,
+    # holding the GIL for longer than the scatter itself takes on a chunk.
+    from scipy.sparse._sparsetools import csr_todense
+except ImportError:  # pragma: no cover - a SciPy that moved it
+    import scipy.sparse as _sp
+
+    def csr_todense(n_rows, n_columns, indptr, indices, data, out):
+        """Add the CSR matrix ``(data, indices, indptr)`` into ``out``."""
+        out += _sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns)).toarray()
+
+
+__all__ = ["Interval", "StrOptions", "_fit_context", "csr_todense"]

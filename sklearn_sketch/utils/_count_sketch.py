@@ -9,6 +9,7 @@ polynomial hashes over ``2**61 - 1`` (``utils._hashing``).
 import numpy as np
 import scipy.sparse as sp
 
+from ._compat import csr_todense
 from ._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -66,14 +67,17 @@ def count_sketch_rows(X, buckets, signs, features, out):
     """
     n_rows, n_buckets = out.shape
     features = np.asarray(features).astype(np.intp, copy=False)
-    index_dtype = np.int32 if n_buckets < 2**31 else np.int64
-    scattered = sp.csr_matrix(
-        (X.data * gather(signs, features), gather(buckets, features).astype(index_dtype),
-         X.indptr),
-        shape=(n_rows, n_buckets),
+    index_dtype = X.indptr.dtype if n_buckets <= np.iinfo(X.indptr.dtype).max else np.int64
+    values = X.data * gather(signs, features)
+    targets = gather(buckets, features).astype(index_dtype, copy=False)
+    out.fill(0)
+    # The CSR matrix (values, targets) summed into ``out`` row by row: the
+    # routine of ``toarray``, without building a matrix object per chunk.
+    csr_todense(
+        n_rows, n_buckets, X.indptr.astype(index_dtype, copy=False), targets,
+        values.astype(out.dtype, copy=False), out,
     )
-    out[...] = 0
-    return scattered.toarray(out=out)
+    return out
 
 
 def hash_down(X, hashes, width, gamma, coef0, dtype):
