@@ -11,12 +11,17 @@ MNIST training rows (float32, 784 pixels, density 0.19) are repeated to
   ``n_rows``.
 
 The machine's other load makes timings noisy: the two settings of ``n_jobs``
-are interleaved, so that load affects both alike. Run::
+are interleaved, so that load affects both alike. What two threads can gain
+at all is measured in the same run and printed first: the speed-up of two
+threads over one on a compute-bound call that releases the GIL and stays in
+a core's cache (``np.sin`` of 256 KiB), the ceiling for any transform on
+this machine at this moment. Run::
 
     python benchmarks/bench_scaling.py [--quick] [--data-home DIR] [--rows 10000 20000 40000]
 """
 
 import argparse
+import threading
 import time
 import tracemalloc
 
@@ -54,6 +59,30 @@ def peak_beyond_output_mib(estimator, X):
     return (peak - nbytes(X_new)) / 2**20
 
 
+def reference_speedup(repeats):
+    """Two threads against one on ``np.sin`` of 256 KiB (median of ``repeats``)."""
+    values = np.random.RandomState(0).rand(2**16).astype(np.float32)
+
+    def work(n_calls):
+        out = np.empty_like(values)
+        for _ in range(n_calls):
+            np.sin(values, out=out)
+
+    ratios = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work(800)
+        one = time.perf_counter() - start
+        threads = [threading.Thread(target=work, args=(400,)) for _ in range(2)]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        ratios.append(one / (time.perf_counter() - start))
+    return float(np.median(ratios))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
@@ -65,6 +94,7 @@ def main():
         args.rows, args.repeats = [2_000, 4_000], 1
 
     X_mnist, _ = load_mnist(args.data_home, subset="train")
+    print(f"reference: two threads vs one on in-cache np.sin: {reference_speedup(5):.2f}x")
     rows = []
     for name, make in ESTIMATORS.items():
         fitted = {n_jobs: make(n_jobs).fit(X_mnist[:1000]) for n_jobs in (1, 2)}
