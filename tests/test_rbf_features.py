@@ -23,14 +23,17 @@ from conftest import statistical_seed, statistical_seeds
 from numpy.polynomial.legendre import leggauss
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special
+from scipy.linalg import hadamard
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sklearn_sketch import OrthogonalRBFSampler
+from sklearn_sketch.utils._hadamard import fwht
 from sklearn_sketch.rbf._orthogonal import (
     MAX_DENSE_WIDTH,
     draw_orf,
     fastfood_projections,
+    signed_rows,
     sorf_projections,
 )
 
@@ -145,9 +148,12 @@ def test_hadamard_blocks_have_their_stated_rows(method):
     est.fit(np.zeros((1, d_in)))
     d = est.input_width_
     assert d == 32
-    state = est._prepare_transform(np.zeros((1, 1)))
-    project = sorf_projections if method == "sorf" else fastfood_projections
-    rows = project(np.eye(d), *state)  # column j of each block = frequency j
+    signs, *rest = est._prepare_transform(np.zeros((1, 1)))
+    if method == "sorf":
+        rows = sorf_projections(signed_rows(np.eye(d), signs[2], d, np.float64), signs, *rest)
+    else:
+        rows = fastfood_projections(signed_rows(np.eye(d), signs, d, np.float64), *rest)
+    # Column j of each block is frequency j.
     for b in range(rows.shape[1] // d):
         block = rows[:, b * d : (b + 1) * d].T
         norms = np.linalg.norm(block, axis=1)
@@ -222,3 +228,34 @@ def test_dask_and_partial_fit_give_the_same_features():
     batches = OrthogonalRBFSampler(20, gamma=0.3, random_state=0)
     batches.partial_fit(X[:15]).partial_fit(X[15:])
     assert_array_equal(batches.transform(X), est.transform(X))
+
+
+@pytest.mark.parametrize("method", ["sorf", "fastfood"])
+def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
+    # Rule: a row's features depend on that row alone, bit for bit. MNIST's
+    # width, 784, pads to 1024: the Kronecker-factored transform with BLAS
+    # products over a whole chunk. Chunks of 1, 7, 128 and 1000 rows.
+    rng = np.random.RandomState(8)
+    X = (rng.rand(1003, 784) * (rng.rand(1003, 784) < 0.2)).astype(np.float32)
+    est = OrthogonalRBFSampler(2050, gamma=0.01, method=method, random_state=4).fit(X)
+    whole = est.transform(X)
+    for size in (1, 7, 128, 1000):
+        chunked = np.vstack([est.transform(X[a : a + size]) for a in range(0, len(X), size)])
+        assert_array_equal(chunked, whole)
+    assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
+
+
+@pytest.mark.parametrize("d", [16, 32, 1024, 4096])
+def test_fwht_with_a_work_buffer_is_in_place_and_the_same_bits(d):
+    # Even and odd numbers of passes (butterfly levels or Kronecker factors)
+    # all end in the input's own memory.
+    U = np.random.RandomState(d).randn(6, 2, d).astype(np.float32)
+    expected = fwht(U.copy())
+    V, work = U.copy(), np.empty_like(U)
+    result = fwht(V, work)
+    assert np.shares_memory(result, V)
+    assert_array_equal(V, expected)
+    assert_allclose(V[0, 1, :16], (U[0, 1].astype(np.float64) @ hadamard(d))[:16], rtol=1e-4,
+                    atol=1e-4 * np.sqrt(d))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fwht(np.ones((d, 6)).T, np.empty((6, d)))

@@ -54,10 +54,10 @@ def _hadamard_factor_sizes(d):
     return [1 << b for b in bits]
 
 
-def _fwht_butterflies(rows):
+def _fwht_butterflies(rows, work):
     """log2(d) butterfly levels between ping-pong buffers (elementwise only)."""
     n, d = rows.shape
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
+    source, target = rows, work
     half = 1
     while half < d:
         pairs = source.reshape(n, d // (2 * half), 2, half)
@@ -69,11 +69,11 @@ def _fwht_butterflies(rows):
     return source
 
 
-def _fwht_kronecker(rows):
+def _fwht_kronecker(rows, work):
     """One batched product per Kronecker factor, batched over rows (see above)."""
     n, d = rows.shape
     sizes = _hadamard_factor_sizes(d)
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
+    source, target = rows, work
     prefix = 1
     for f in sizes[:-1]:
         # Mode product with the factor of this tensor axis: H_f @ (f, suffix)
@@ -96,7 +96,7 @@ def _fwht_kronecker(rows):
     return target
 
 
-def fwht(U):
+def fwht(U, work=None):
     """Unnormalized fast Walsh-Hadamard transform along the last axis.
 
     Returns ``U @ H`` (applied to the last axis) with ``H`` the
@@ -112,6 +112,11 @@ def fwht(U):
     Parameters
     ----------
     U : ndarray, real, last axis a power of two
+
+    work : ndarray of the shape and dtype of ``U``, default=None
+        Scratch space (overwritten), for callers that transform many times:
+        then ``U`` must be C-contiguous and the result is written into
+        ``U`` itself and returned. ``None`` allocates it.
 
     Returns
     -------
@@ -132,9 +137,17 @@ def fwht(U):
     # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
     # array is not, and a reshape of it would be a copy that drops the
     # writes. A copy is made only in that case.
-    rows = np.ascontiguousarray(U).reshape(-1, d)
-    if d < _MIN_KRONECKER_LENGTH:
-        result = _fwht_butterflies(rows)
+    in_place = work is not None
+    if in_place:
+        if not (U.flags.c_contiguous and work.flags.c_contiguous):
+            raise ValueError("fwht with a work buffer needs C-contiguous arrays.")
+        rows, work = U.reshape(-1, d), work.reshape(-1, d)
     else:
-        result = _fwht_kronecker(rows)
+        rows = np.ascontiguousarray(U).reshape(-1, d)
+        work = np.empty(rows.shape, dtype=rows.dtype)
+    transform = _fwht_butterflies if d < _MIN_KRONECKER_LENGTH else _fwht_kronecker
+    result = transform(rows, work)
+    if in_place and result is not rows:
+        rows[...] = result  # an odd number of passes ended in the work buffer
+        result = rows
     return result.reshape(U.shape)
