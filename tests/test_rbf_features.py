@@ -245,17 +245,30 @@ def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
     assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
 
 
-@pytest.mark.parametrize("d", [16, 32, 1024, 4096])
-def test_fwht_with_a_work_buffer_is_in_place_and_the_same_bits(d):
+def _sylvester_columns(d, n_columns):
+    """The first columns of the Sylvester Hadamard matrix: (-1)^popcount(i & j)."""
+    bits = np.bitwise_and.outer(np.arange(d), np.arange(n_columns))
+    parity = np.zeros_like(bits)
+    while bits.any():
+        parity ^= bits & 1
+        bits >>= 1
+    return 1.0 - 2.0 * parity
+
+
+@pytest.mark.parametrize("factor_log2", [None, 4])
+@pytest.mark.parametrize("d", [16, 32, 512, 1024, 2048, 4096])
+def test_fwht_with_a_work_buffer_is_in_place_and_the_same_bits(d, factor_log2):
     # Even and odd numbers of passes (butterfly levels or Kronecker factors)
-    # all end in the input's own memory.
+    # all end in the input's own memory; either Kronecker plan is the
+    # Hadamard transform, and a row's bits do not depend on its batch.
     U = np.random.RandomState(d).randn(6, 2, d).astype(np.float32)
-    expected = fwht(U.copy())
+    expected = fwht(U.copy(), factor_log2=factor_log2)
     V, work = U.copy(), np.empty_like(U)
-    result = fwht(V, work)
+    result = fwht(V, work, factor_log2)
     assert np.shares_memory(result, V)
     assert_array_equal(V, expected)
-    assert_allclose(V[0, 1, :16], (U[0, 1].astype(np.float64) @ hadamard(d))[:16], rtol=1e-4,
-                    atol=1e-4 * np.sqrt(d))
+    assert_array_equal(fwht(U[3:4].copy(), factor_log2=factor_log2), expected[3:4])
+    exact = U.reshape(-1, d).astype(np.float64) @ _sylvester_columns(d, 16)
+    assert_allclose(V.reshape(-1, d)[:, :16], exact, rtol=1e-4, atol=1e-5 * np.sqrt(d))
     with pytest.raises(ValueError, match="C-contiguous"):
         fwht(np.ones((d, 6)).T, np.empty((6, d)))

@@ -46,9 +46,20 @@ def _hadamard_factor(size, dtype):
     return H
 
 
-def _hadamard_factor_sizes(d):
-    """Split ``log2(d)`` into the fewest balanced parts of at most 5 bits."""
+def _hadamard_factor_sizes(d, factor_log2=None):
+    """The Kronecker factors of ``H_d``, leading tensor axis first.
+
+    ``None``: ``log2(d)`` split into the fewest balanced parts of at most 5
+    bits (32 x 32 for ``d = 1024``). An int ``b``: parts of ``b`` bits after
+    one smaller leading part (4 x 16 x 16 for ``d = 1024`` and ``b = 4``):
+    fewer flops, the cheap leading products (short factor, long contiguous
+    suffix) first. The two plans sum in different orders, so their results
+    differ in the last bits.
+    """
     k = d.bit_length() - 1
+    if factor_log2 is not None:
+        bits = [factor_log2] * (k // factor_log2)
+        return [1 << b for b in ([k % factor_log2] if k % factor_log2 else []) + bits]
     n_factors = -(-k // _MAX_HADAMARD_FACTOR_LOG2)
     bits = [k // n_factors + (i < k % n_factors) for i in range(n_factors)]
     return [1 << b for b in bits]
@@ -69,10 +80,10 @@ def _fwht_butterflies(rows, work):
     return source
 
 
-def _fwht_kronecker(rows, work):
+def _fwht_kronecker(rows, work, factor_log2):
     """One batched product per Kronecker factor, batched over rows (see above)."""
     n, d = rows.shape
-    sizes = _hadamard_factor_sizes(d)
+    sizes = _hadamard_factor_sizes(d, factor_log2)
     source, target = rows, work
     prefix = 1
     for f in sizes[:-1]:
@@ -96,7 +107,7 @@ def _fwht_kronecker(rows, work):
     return target
 
 
-def fwht(U, work=None):
+def fwht(U, work=None, factor_log2=None):
     """Unnormalized fast Walsh-Hadamard transform along the last axis.
 
     Returns ``U @ H`` (applied to the last axis) with ``H`` the
@@ -117,6 +128,12 @@ def fwht(U, work=None):
         Scratch space (overwritten), for callers that transform many times:
         then ``U`` must be C-contiguous and the result is written into
         ``U`` itself and returned. ``None`` allocates it.
+
+    factor_log2 : int, default=None
+        The Kronecker plan for ``d >= 64``: ``None``, the fewest balanced
+        factors of at most 32; ``b``, factors of ``2**b`` after a smaller
+        leading one (fewer flops). Each plan gives its own bits, the same
+        for a row whatever its batch.
 
     Returns
     -------
@@ -145,8 +162,10 @@ def fwht(U, work=None):
     else:
         rows = np.ascontiguousarray(U).reshape(-1, d)
         work = np.empty(rows.shape, dtype=rows.dtype)
-    transform = _fwht_butterflies if d < _MIN_KRONECKER_LENGTH else _fwht_kronecker
-    result = transform(rows, work)
+    if d < _MIN_KRONECKER_LENGTH:
+        result = _fwht_butterflies(rows, work)
+    else:
+        result = _fwht_kronecker(rows, work, factor_log2)
     if in_place and result is not rows:
         rows[...] = result  # an odd number of passes ended in the work buffer
         result = rows
