@@ -152,15 +152,15 @@ def sorf_projections(V, signs, scales):
     """``S H D1 H D2 H D3 u`` for every block, H unnormalized (``fwht``).
 
     ``V`` holds the rows ``D3 u`` of every block (:func:`signed_rows`); it
-    is overwritten by the projections, of shape (n_samples, n_blocks * width).
+    is overwritten. Returns the projections, of shape
+    (n_samples, n_blocks * width).
     """
     work = np.empty_like(V)
-    fwht(V, work, _HADAMARD_FACTOR_LOG2)
-    V *= signs[1]
-    fwht(V, work, _HADAMARD_FACTOR_LOG2)
-    V *= signs[0]
-    fwht(V, work, _HADAMARD_FACTOR_LOG2)
-    V *= scales
+    for diagonal in (signs[1], signs[0], scales):
+        # An odd number of passes ends in the work buffer: swap the roles.
+        if np.may_share_memory(fwht(V, work, _HADAMARD_FACTOR_LOG2), work):
+            V, work = work, V
+        V *= diagonal
     return V.reshape(V.shape[0], -1)
 
 

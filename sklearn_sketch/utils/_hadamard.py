@@ -125,9 +125,10 @@ def fwht(U, work=None, factor_log2=None):
     U : ndarray, real, last axis a power of two
 
     work : ndarray of the shape and dtype of ``U``, default=None
-        Scratch space (overwritten), for callers that transform many times:
-        then ``U`` must be C-contiguous and the result is written into
-        ``U`` itself and returned. ``None`` allocates it.
+        Scratch space, for callers that transform many times: then ``U``
+        and ``work`` must be C-contiguous, the passes alternate between
+        them, and the result (returned) is the one the last pass wrote,
+        ``U`` or ``work``. ``None`` allocates it.
 
     factor_log2 : int, default=None
         The Kronecker plan for ``d >= 64``: ``None``, the fewest balanced
@@ -154,8 +155,7 @@ def fwht(U, work=None, factor_log2=None):
     # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
     # array is not, and a reshape of it would be a copy that drops the
     # writes. A copy is made only in that case.
-    in_place = work is not None
-    if in_place:
+    if work is not None:
         if not (U.flags.c_contiguous and work.flags.c_contiguous):
             raise ValueError("fwht with a work buffer needs C-contiguous arrays.")
         rows, work = U.reshape(-1, d), work.reshape(-1, d)
@@ -166,7 +166,4 @@ def fwht(U, work=None, factor_log2=None):
         result = _fwht_butterflies(rows, work)
     else:
         result = _fwht_kronecker(rows, work, factor_log2)
-    if in_place and result is not rows:
-        rows[...] = result  # an odd number of passes ended in the work buffer
-        result = rows
     return result.reshape(U.shape)
