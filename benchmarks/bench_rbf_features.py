@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
-from threadpoolctl import threadpool_limits
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from threadpoolctl import threadpool_limits
 
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.datasets import load_20newsgroups_counts, load_mnist

@@ -23,12 +23,10 @@ from conftest import statistical_seed, statistical_seeds
 from numpy.polynomial.legendre import leggauss
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special
-from scipy.linalg import hadamard
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sklearn_sketch import OrthogonalRBFSampler
-from sklearn_sketch.utils._hadamard import fwht
 from sklearn_sketch.rbf._orthogonal import (
     MAX_DENSE_WIDTH,
     draw_orf,
@@ -36,6 +34,7 @@ from sklearn_sketch.rbf._orthogonal import (
     signed_rows,
     sorf_projections,
 )
+from sklearn_sketch.utils._hadamard import fwht
 
 METHODS = ["orf", "sorf", "fastfood"]
 

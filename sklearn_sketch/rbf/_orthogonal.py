@@ -23,7 +23,8 @@ MAX_DENSE_WIDTH = 2**12
 MIN_HADAMARD_LENGTH = 16
 # SORF and Fastfood split their Hadamard transforms into Kronecker factors of
 # 16 after a smaller leading one (fwht's factor_log2): fewer flops than the
-# default plan at the widths 512 to 2048 that most dense input pads to.
+# default plan at the widths 1024 and 2048 (4 x 16 x 16 instead of 32 x 32 at
+# 1024), the same plan at 256 and 4096.
 _HADAMARD_FACTOR_LOG2 = 4
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits

@@ -15,7 +15,10 @@ import numpy as np
 # (f1, f2, ...) tensor. BLAS does the 2 * sum(f) flops per element much
 # faster than log2(d) elementwise numpy butterfly passes, which are
 # memory-bound and slow when the butterfly stride is small. Larger factors
-# are slower (fewer but worse-shaped products).
+# are slower (fewer but worse-shaped products). The default plan balances
+# factors of at most 32; ``factor_log2`` chooses factors of 16 after a
+# smaller leading one instead (fewer flops; other bits), which the
+# structured RBF features use.
 #
 # Bitwise chunk invariance survives BLAS here because
 # * the batch axis of every product is the row axis (or rows times a prefix
