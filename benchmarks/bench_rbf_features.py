@@ -15,12 +15,15 @@ Two measurements, each in one run:
   (``--time-d``), medians over ``--repeats`` interleaved runs: each method,
   RBFSampler, and the floor of SORF, the cosines and sines of its
   ``n x D / 2`` projections alone (``np.cos`` and ``np.sin`` of a
-  precomputed float32 array into the output).
+  precomputed float32 array into the output). The ratios are medians of the
+  per-repeat ratios. ``--blas-threads 1`` runs every BLAS call on one thread,
+  as the floor's numpy ufuncs run (default: the BLAS library's own count).
 
 Run::
 
     python benchmarks/bench_rbf_features.py [--data-home DIR] [--seeds 20]
         [--datasets mnist 20ng] [--hash-width 1024] [--skip-errors] [--skip-timing]
+        [--blas-threads N]
 """
 
 import argparse
@@ -33,6 +36,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from threadpoolctl import threadpool_limits
 
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.datasets import load_20newsgroups_counts, load_mnist
@@ -92,7 +96,7 @@ def print_errors(name, gamma, errors, dims):
 
 
 def transform_times(X, n_components, repeats):
-    """Median transform seconds of each method and of SORF's floor, interleaved."""
+    """Transform seconds of each method and of SORF's floor, interleaved, per repeat."""
     gamma = median_gamma(X[:1000])
     fitted = {m: make(m, n_components, gamma, 0).fit(X) for m in ["RBFSampler", *METHODS]}
     projections = np.random.RandomState(0).rand(X.shape[0], n_components // 2)
@@ -111,7 +115,7 @@ def transform_times(X, n_components, repeats):
             start = time.perf_counter()
             task()
             times[name].append(time.perf_counter() - start)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    return {name: np.array(t) for name, t in times.items()}
 
 
 def main(argv=None):
@@ -129,6 +133,8 @@ def main(argv=None):
     parser.add_argument("--hash-width", type=int, default=1024)
     parser.add_argument("--skip-errors", action="store_true")
     parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--blas-threads", type=int, default=None,
+                        help="BLAS threads of the timing (default: the library's)")
     args = parser.parse_args(argv)
 
     X_mnist, _ = load_mnist(args.data_home, subset="test")
@@ -143,13 +149,18 @@ def main(argv=None):
     if args.skip_timing:
         return
 
-    times = transform_times(X_mnist, args.time_d, args.repeats)
+    with threadpool_limits(args.blas_threads):
+        times = transform_times(X_mnist, args.time_d, args.repeats)
+    threads = "the BLAS default" if args.blas_threads is None else args.blas_threads
     print(f"\nTransform of MNIST t10k (10000 x 784 float32) at D = {args.time_d}, "
-          f"median of {args.repeats}:")
+          f"median of {args.repeats}, BLAS threads: {threads}:")
     for name, seconds in times.items():
-        print(f"  {name:>22}: {seconds:7.3f} s")
-    print(f"  RBFSampler / SORF: {times['RBFSampler'] / times['sorf']:.2f}x; "
-          f"SORF / floor: {times['sorf'] / times['floor (cos/sin only)']:.2f}x")
+        print(f"  {name:>22}: {np.median(seconds):7.3f} s")
+    floor = times["floor (cos/sin only)"]
+    print(f"  RBFSampler / SORF: {np.median(times['RBFSampler'] / times['sorf']):.2f}x; "
+          f"SORF / floor: {np.median(times['sorf'] / floor):.2f}x; "
+          f"Fastfood / floor: {np.median(times['fastfood'] / floor):.2f}x (medians of "
+          f"the per-repeat ratios)")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ import numpy as np
 # (f1, f2, ...) tensor. BLAS does the 2 * sum(f) flops per element much
 # faster than log2(d) elementwise numpy butterfly passes, which are
 # memory-bound and slow when the butterfly stride is small. Larger factors
-# are slower (fewer but worse-shaped products).
+# are slower (fewer but worse-shaped products). The default plan balances
+# factors of at most 32; ``factor_log2`` chooses factors of 16 after a
+# smaller leading one instead (fewer flops; other bits), which the
+# structured RBF features use.
 #
 # Bitwise chunk invariance survives BLAS here because
 # * the batch axis of every product is the row axis (or rows times a prefix
@@ -46,18 +49,29 @@ def _hadamard_factor(size, dtype):
     return H
 
 
-def _hadamard_factor_sizes(d):
-    """Split ``log2(d)`` into the fewest balanced parts of at most 5 bits."""
+def _hadamard_factor_sizes(d, factor_log2=None):
+    """The Kronecker factors of ``H_d``, leading tensor axis first.
+
+    ``None``: ``log2(d)`` split into the fewest balanced parts of at most 5
+    bits (32 x 32 for ``d = 1024``). An int ``b``: parts of ``b`` bits after
+    one smaller leading part (4 x 16 x 16 for ``d = 1024`` and ``b = 4``):
+    fewer flops, the cheap leading products (short factor, long contiguous
+    suffix) first. The two plans sum in different orders, so their results
+    differ in the last bits.
+    """
     k = d.bit_length() - 1
+    if factor_log2 is not None:
+        bits = [factor_log2] * (k // factor_log2)
+        return [1 << b for b in ([k % factor_log2] if k % factor_log2 else []) + bits]
     n_factors = -(-k // _MAX_HADAMARD_FACTOR_LOG2)
     bits = [k // n_factors + (i < k % n_factors) for i in range(n_factors)]
     return [1 << b for b in bits]
 
 
-def _fwht_butterflies(rows):
+def _fwht_butterflies(rows, work):
     """log2(d) butterfly levels between ping-pong buffers (elementwise only)."""
     n, d = rows.shape
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
+    source, target = rows, work
     half = 1
     while half < d:
         pairs = source.reshape(n, d // (2 * half), 2, half)
@@ -69,11 +83,11 @@ def _fwht_butterflies(rows):
     return source
 
 
-def _fwht_kronecker(rows):
+def _fwht_kronecker(rows, work, factor_log2):
     """One batched product per Kronecker factor, batched over rows (see above)."""
     n, d = rows.shape
-    sizes = _hadamard_factor_sizes(d)
-    source, target = rows, np.empty(rows.shape, dtype=rows.dtype)
+    sizes = _hadamard_factor_sizes(d, factor_log2)
+    source, target = rows, work
     prefix = 1
     for f in sizes[:-1]:
         # Mode product with the factor of this tensor axis: H_f @ (f, suffix)
@@ -96,7 +110,7 @@ def _fwht_kronecker(rows):
     return target
 
 
-def fwht(U):
+def fwht(U, work=None, factor_log2=None):
     """Unnormalized fast Walsh-Hadamard transform along the last axis.
 
     Returns ``U @ H`` (applied to the last axis) with ``H`` the
@@ -112,6 +126,18 @@ def fwht(U):
     Parameters
     ----------
     U : ndarray, real, last axis a power of two
+
+    work : ndarray of the shape and dtype of ``U``, default=None
+        Scratch space, for callers that transform many times: then ``U``
+        and ``work`` must be C-contiguous, the passes alternate between
+        them, and the result (returned) is the one the last pass wrote,
+        ``U`` or ``work``. ``None`` allocates it.
+
+    factor_log2 : int, default=None
+        The Kronecker plan for ``d >= 64``: ``None``, the fewest balanced
+        factors of at most 32; ``b``, factors of ``2**b`` after a smaller
+        leading one (fewer flops). Each plan gives its own bits, the same
+        for a row whatever its batch.
 
     Returns
     -------
@@ -132,9 +158,15 @@ def fwht(U):
     # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
     # array is not, and a reshape of it would be a copy that drops the
     # writes. A copy is made only in that case.
-    rows = np.ascontiguousarray(U).reshape(-1, d)
-    if d < _MIN_KRONECKER_LENGTH:
-        result = _fwht_butterflies(rows)
+    if work is not None:
+        if not (U.flags.c_contiguous and work.flags.c_contiguous):
+            raise ValueError("fwht with a work buffer needs C-contiguous arrays.")
+        rows, work = U.reshape(-1, d), work.reshape(-1, d)
     else:
-        result = _fwht_kronecker(rows)
+        rows = np.ascontiguousarray(U).reshape(-1, d)
+        work = np.empty(rows.shape, dtype=rows.dtype)
+    if d < _MIN_KRONECKER_LENGTH:
+        result = _fwht_butterflies(rows, work)
+    else:
+        result = _fwht_kronecker(rows, work, factor_log2)
     return result.reshape(U.shape)
