@@ -187,7 +187,8 @@ def _candidates(shifted, bounds, starts, lengths):
     row's smallest ``high`` plus ``_MARGIN`` are kept: any other has a
     larger float32 ``a`` than the entry of that ``high``, since the values
     compared lie between -70 and 4 (:func:`_sort_keys`), where ``_MARGIN``
-    is thousands of float32 steps. The minimum over the candidates is the
+    is over a hundred float32 steps (and a relative change of ``a`` far
+    above float32's). The minimum over the candidates is the
     minimum over all the entries, bit for bit, for a fraction of the work.
     """
     low = np.add(bounds[:, 0], shifted)
