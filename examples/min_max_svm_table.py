@@ -18,14 +18,16 @@ table of the real data sets (``--datasets``, default mnist10k, sector counts
 and tf-idf, 20 Newsgroups, a9a; ``--ks`` 256 1024 4096; ``--no-exact`` skips
 the exact kernel, which costs ``O(n_train * n_test)`` l1 distances). MNIST10k
 trains on the 10000 t10k images and tests on the 60000 training images
-(``--test-size`` cuts the test set).
+(``--test-size`` cuts the test set, ``--train-size`` the training set, to
+their first rows; ``--Cs`` sets LinearSVC's grid).
 
 Run::
 
     python examples/min_max_svm_table.py [--quick] [--output-dir DIR]
     python examples/min_max_svm_table.py --full [--data-home DIR]
         [--datasets mnist10k sector_counts sector_tfidf news20 a9a]
-        [--ks 256 1024 4096] [--test-size N] [--no-exact]
+        [--ks 256 1024 4096] [--test-size N] [--train-size N] [--Cs 0.1 1 10]
+        [--no-exact]
 """
 
 import time
@@ -51,7 +53,7 @@ from sklearn_sketch.datasets import (  # noqa: E402
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
 
 
-def load(name, data_home, test_size):
+def load(name, data_home, test_size, train_size=None):
     """Train and test splits of a data set, as float32 CSR (digits: dense)."""
     if name == "digits":
         X, y = load_digits(return_X_y=True)
@@ -72,6 +74,8 @@ def load(name, data_home, test_size):
     X_train, X_test = (sp.csr_matrix(A, dtype=np.float32) for A in (X_train, X_test))
     if test_size:
         X_test, y_test = X_test[:test_size], y_test[:test_size]
+    if train_size:
+        X_train, y_train = X_train[:train_size], y_train[:train_size]
     return X_train, X_test, y_train, y_test
 
 
@@ -94,9 +98,9 @@ def best_exact(X_train, y_train, X_test, y_test, Cs):
 
 
 def run(name, data_home, args, record):
-    X_train, X_test, y_train, y_test = load(name, data_home, args.test_size)
+    X_train, X_test, y_train, y_test = load(name, data_home, args.test_size, args.train_size)
     print(f"\n{name}: train {X_train.shape}, test {X_test.shape}", flush=True)
-    Cs = [0.1, 1.0, 10.0] if args.full else [1.0]
+    Cs = args.Cs or ([0.1, 1.0, 10.0] if args.full else [1.0])
     t = time.perf_counter()
     record(name, "LinearSVC, raw features", None,
            best_linear(X_train, y_train, X_test, y_test, Cs), time.perf_counter() - t)
@@ -145,6 +149,10 @@ def main(argv=None):
     parser.add_argument("--ks", type=int, nargs="+", default=None,
                         help="numbers of hashes k (default 16 64 256; 256 1024 4096 with --full)")
     parser.add_argument("--test-size", type=int, default=None, help="cut the test set to N rows")
+    parser.add_argument("--train-size", type=int, default=None,
+                        help="cut the training set to its first N rows")
+    parser.add_argument("--Cs", type=float, nargs="+", default=None,
+                        help="LinearSVC's grid of C (default 0.1 1 10 with --full, else 1)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact kernel SVM")
     args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)

@@ -255,3 +255,55 @@ def test_sector_tfidf_estimates_the_exact_kernel(data_home):
     bias = (estimated - K)[off]
     assert np.abs(bias).max() < 4 * np.sqrt(0.25 / k) + 0.02
     assert abs(bias.mean()) < 0.01
+
+
+def _exhaustive_icws(X, seed, n_hashes):
+    """Positions of the smallest float32 key over every entry, as documented.
+
+    The module's arithmetic (shifted ``ln a = r f + (ln c - r) + shift``, in
+    the data's dtype, then ``exp`` in float32, ties to the smaller index),
+    on all the entries of each row: no candidates, no tables, no blocks.
+    """
+    positions = []
+    for row in range(X.shape[0]):
+        first, last = X.indptr[row], X.indptr[row + 1]
+        if first == last:
+            continue
+        x, features = X.data[first:last], X.indices[first:last]
+        r, ln_c, beta = icws_variables(seed, features[:, None], np.arange(n_hashes), x.dtype)
+        log_x = np.log(x)[:, None]
+        y = log_x * np.reciprocal(r) + beta
+        y = (y - np.floor(y)) * r + (ln_c - r) + (log_x.max() - log_x)
+        with np.errstate(over="ignore"):
+            keys = np.exp(y.astype(np.float32))
+        positions.append(first + np.argmin(keys, axis=0))
+    return np.array(positions)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_icws_minimum_over_candidates_is_the_minimum_over_all_entries(dtype):
+    # The bounds that skip most entries must never skip the minimum, tie
+    # breaks included: rows of equal values (every entry's bounds overlap),
+    # of a few distinct values (near-ties of ln a), of values spanning 60
+    # orders of magnitude, a one-entry row, an empty row, and rows longer
+    # than a block of entries.
+    rng = np.random.RandomState(5)
+    rows = [
+        np.ones(300),
+        rng.choice([1.0, 2.0, 3.0], 200),
+        10.0 ** rng.uniform(-30, 30, 150),
+        [4.5],
+        [],
+        rng.gamma(0.3, 1.0, 90) + 1e-3,
+    ]
+    X = sp.vstack([sp.csr_matrix(np.asarray(v, dtype=dtype)[None, :], shape=(1, 400))
+                   for v in rows]).tocsr()
+    X.sort_indices()
+    n_hashes = 60
+    positions = icws(X.indices, X.data, X.indptr, 77, n_hashes)
+    assert_array_equal(positions, _exhaustive_icws(X, 77, n_hashes))
+    long_row = sp.csr_matrix(rng.gamma(2.0, 1.0, (1, 70000)).astype(dtype))
+    assert_array_equal(
+        icws(long_row.indices, long_row.data, long_row.indptr, 3, 2),
+        _exhaustive_icws(long_row, 3, 2),
+    )

@@ -25,17 +25,37 @@ The argmin is taken on the values rounded to float32 and packed with the
 entry's position in one 64-bit key; values equal in float32 go to the
 smaller feature index. Every step is elementwise or a per-row minimum, so
 a row gives the same bits in any chunk of rows.
+
+Work saved without changing a bit: per hash, the variables of each
+distinct feature of a chunk of rows are generated once and gathered by its
+entries; and since ``f_i`` lies in [0, 1], each entry's ``ln a_i`` lies
+between two bounds that need neither ``beta_i`` nor a logarithm per entry,
+so the full value is computed only for the entries whose lower bound does
+not exceed their row's smallest upper bound (the candidates).
 """
+
+import sys
 
 import numpy as np
 
-from ..utils._counter_random import icws_variables
+from ..utils._counter_random import (
+    icws_counters,
+    icws_variables,
+    icws_variables_of_counters,
+)
 from ._positions import MAX_CHUNK_NNZ, nnz_chunks
 
 _LOW32 = np.uint64(0xFFFFFFFF)
-# (entry, hash) pairs computed at once: their temporaries (about 40 bytes
-# a pair in float32, 70 in float64) stay within a few MiB.
+# Halves of a uint64 key seen as two uint32: (low, high) on a little-endian
+# machine.
+_HIGH_HALF = 1 if sys.byteorder == "little" else 0
+# Entries bounded at once (for one hash): their temporaries (about 50 bytes
+# an entry in float64) stay within a few MiB.
 MAX_PAIRS = 2**16
+# Entries whose lower bound exceeds their row's smallest upper bound by more
+# than this (in ``ln a``) cannot be the row's minimum, whatever the rounding
+# (see :func:`_candidates`).
+_MARGIN = 1e-3
 
 
 def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
@@ -60,80 +80,151 @@ def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
     t : ndarray of shape (n_nonempty_rows, k), dtype int64
         ``t*``, only when ``return_t`` is True.
     """
-    starts = indptr[:-1][np.diff(indptr) > 0]
-    positions = np.empty((starts.size, n_hashes), dtype=np.int64)
-    max_nnz = max(1, min(MAX_CHUNK_NNZ, MAX_PAIRS))
-    done = 0
-    for start, stop in nnz_chunks(indptr, max_nnz=max_nnz):
+    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
+    positions = np.empty((nonempty_before[-1], n_hashes), dtype=np.int64)
+    for start, stop in nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ):
         first, last = indptr[start], indptr[stop]
-        chunk = _chunk_positions(
+        chunk = positions[nonempty_before[start] : nonempty_before[stop]]
+        _chunk_positions(
             indices[first:last], data[first:last], indptr[start : stop + 1] - first,
-            seed, n_hashes,
+            seed, chunk,
         )
         chunk += first
-        positions[done : done + chunk.shape[0]] = chunk
-        done += chunk.shape[0]
     if not return_t:
         return positions
     return positions, _t_of(indices, data, positions, seed)
 
 
-def _chunk_positions(indices, data, indptr, seed, n_hashes):
-    """:func:`icws` positions within one chunk of fewer than ``2**32`` entries."""
-    nonempty = np.diff(indptr) > 0
-    starts = indptr[:-1][nonempty]
-    positions = np.empty((starts.size, n_hashes), dtype=np.int64)
-    if starts.size == 0:
-        return positions
+def _chunk_positions(indices, data, indptr, seed, out):
+    """:func:`icws` positions within one chunk of fewer than ``2**32`` entries.
+
+    Written into ``out``, of shape (n_nonempty_rows, k). Hash by hash, the
+    variables of each distinct feature of the chunk are computed once and
+    gathered by its entries (unless there are about as many features as
+    entries: then they are computed for the entries), and each row's
+    minimum is found by blocks of rows among a few candidates
+    (:func:`_candidates`).
+    """
+    lengths = np.diff(indptr)
+    nonempty = lengths > 0
+    if not nonempty.any():
+        return out
     log_x = np.log(data)
     # ln a_i minus the row's largest ln x_i (see the module's docstring).
-    log_peaks = np.maximum.reduceat(log_x, starts)
-    shifted = np.repeat(log_peaks, np.diff(indptr)[nonempty])
+    peaks = np.maximum.reduceat(log_x, indptr[:-1][nonempty])
+    shifted = np.repeat(peaks, lengths[nonempty])
     shifted -= log_x
-    # The variables of each distinct feature of the chunk once, gathered by
-    # the entries, unless there are about as many features as entries.
     features, inverse = np.unique(indices, return_inverse=True)
-    use_table = features.size * 2 < indices.size
-    keyed = features if use_table else indices
-    position_bits = np.arange(indices.size, dtype=np.uint64)
-    block = max(1, min(n_hashes, MAX_PAIRS // indices.size))
-    for first in range(0, n_hashes, block):
-        hashes = np.arange(first, min(first + block, n_hashes))
-        r, ln_c, beta = icws_variables(seed, keyed[:, None], hashes, data.dtype)
-        inverse_r = np.reciprocal(r)
-        ln_c -= r
-        table = (inverse_r, beta, r, ln_c)
-        if use_table:
-            table = (v.take(inverse, axis=0) for v in table)
-        keys = _sort_keys(log_x, shifted, *table)
-        keys |= position_bits[:, None]
-        minima = np.minimum.reduceat(keys, starts, axis=0)
-        positions[:, first : first + hashes.size] = minima & _LOW32
-    return positions
+    if features.size * 2 >= indices.size:
+        features, inverse = indices, np.arange(indices.size)
+    counters = icws_counters(features)
+    blocks = _row_blocks(indptr, nonempty)
+    for hash_ in range(out.shape[1]):
+        variables, bounds = _variables(seed, counters, hash_, data.dtype)
+        for begin, end, rows, starts, row_lengths in blocks:
+            block = slice(begin, end)
+            candidates = _candidates(
+                shifted[block], bounds.take(inverse[block], axis=0), starts, row_lengths
+            )
+            keys = _sort_keys(
+                log_x[block][candidates], shifted[block][candidates],
+                variables.take(inverse[block][candidates], axis=0),
+                candidates.astype(np.uint32),
+            )
+            minima = np.minimum.reduceat(keys, np.searchsorted(candidates, starts))
+            minima &= _LOW32  # the positions, below 2**32: exact as int64
+            np.add(minima.view(np.int64), begin, out=out[rows, hash_])
+    return out
 
 
-def _sort_keys(log_x, shifted, inverse_r, beta, r, ln_c_minus_r):
-    """``a`` (shifted) of every entry and hash, as order-preserving uint64 keys.
+def _row_blocks(indptr, nonempty):
+    """The nonempty blocks of rows of about ``MAX_PAIRS`` entries.
 
-    The high 32 bits of each key hold the bits of the float32 value of
-    ``a = exp(ln a)``, positive, so that unsigned order is numeric order;
-    the low 32 bits are left zero. The shifted ``ln a`` of a row's minimum
-    lies between -70 and 4 (the largest ``x_i`` has shift 0, and the
-    Gamma variables from 32-bit uniforms lie between 2e-10 and 46), where
-    ``exp`` neither underflows nor overflows in float32; larger values of
-    other entries, even infinite, are never the minimum.
+    ``(begin, end, rows, starts, lengths)``: entries ``begin:end``, rows
+    ``rows`` of the output, and the starts (within the block) and lengths of
+    its nonempty rows.
     """
-    y = log_x[:, None] * inverse_r
+    nonempty_before = np.concatenate([[0], np.cumsum(nonempty)])
+    blocks = []
+    for start, stop in nnz_chunks(indptr, max_nnz=MAX_PAIRS):
+        begin, end = int(indptr[start]), int(indptr[stop])
+        if begin < end:
+            rows = slice(nonempty_before[start], nonempty_before[stop])
+            kept = nonempty[start:stop]
+            starts = indptr[start:stop][kept] - begin
+            lengths = np.diff(indptr[start : stop + 1])[kept]
+            blocks.append((begin, end, rows, starts, lengths))
+    return blocks
+
+
+def _variables(seed, counters, hash_, dtype):
+    """The variables of some features (given by ``counters``) for one hash.
+
+    Returns ``variables``, of shape (n_features, 4): ``1 / r``, ``beta``,
+    ``r`` and ``ln c - r``, and ``bounds``, of shape (n_features, 2): ``ln c
+    - r`` and ``(ln c - r) + r``, so that one gather of rows moves each.
+    """
+    r, ln_c, beta = icws_variables_of_counters(seed, counters, np.array([hash_]), dtype)
+    variables = np.empty((counters.size, 4), dtype=dtype)
+    np.reciprocal(r, out=variables[:, 0])
+    variables[:, 1] = beta
+    variables[:, 2] = r
+    np.subtract(ln_c, r, out=variables[:, 3])
+    bounds = np.empty((counters.size, 2), dtype=dtype)
+    bounds[:, 0] = variables[:, 3]
+    np.add(variables[:, 3], r, out=bounds[:, 1])
+    return variables, bounds
+
+
+def _candidates(shifted, bounds, starts, lengths):
+    """Positions of the entries of a block that may hold their row's smallest key.
+
+    ``bounds``: ``ln c - r`` and ``(ln c - r) + r`` of each entry. The
+    shifted ``ln a = r f + (ln c - r) + shift`` of an entry, with the
+    fraction ``f`` in [0, 1], lies between ``low = (ln c - r) + shift`` and
+    ``high = ((ln c - r) + r) + shift``, and so does its rounded value
+    (rounding is monotonic). Only the entries whose ``low`` is at most the
+    row's smallest ``high`` plus ``_MARGIN`` are kept: any other has a
+    larger float32 ``a`` than the entry of that ``high``, since the values
+    compared lie between -70 and 4 (:func:`_sort_keys`), where ``_MARGIN``
+    is over a hundred float32 steps (and a relative change of ``a`` far
+    above float32's). The minimum over the candidates is the
+    minimum over all the entries, bit for bit, for a fraction of the work.
+    """
+    low = np.add(bounds[:, 0], shifted)
+    high = np.add(bounds[:, 1], shifted)
+    ceilings = np.minimum.reduceat(high, starts)
+    ceilings += _MARGIN
+    return np.flatnonzero(low <= np.repeat(ceilings, lengths))
+
+
+def _sort_keys(log_x, shifted, variables, positions):
+    """``a`` (shifted) of entries, as order-preserving uint64 keys.
+
+    ``variables`` from :func:`_variables`, one row per entry. The high 32
+    bits of each key hold the bits of the float32 value of ``a = exp(ln
+    a)``, positive, so that unsigned order is numeric order; the low 32 bits
+    hold the entry's position. The shifted ``ln a`` of a row's minimum lies
+    between -70 and 4 (the largest ``x_i`` has shift 0, and the Gamma
+    variables from 32-bit uniforms lie between 2e-10 and 46), where ``exp``
+    neither underflows nor overflows in float32; larger values of other
+    entries, even infinite, are never the minimum.
+    """
+    inverse_r, beta, r, ln_c_minus_r = variables.T
+    y = log_x * inverse_r
     y += beta
     t = np.floor(y)
     y -= t  # the fraction f
     y *= r
     y += ln_c_minus_r
-    y += shifted[:, None]
+    y += shifted
+    values = y.astype(np.float32, copy=False)
     with np.errstate(over="ignore"):
-        values = np.exp(y.astype(np.float32, copy=False))
-    keys = values.view(np.uint32).astype(np.uint64)
-    keys <<= np.uint64(32)
+        np.exp(values, out=values)
+    keys = np.empty(values.size, dtype=np.uint64)
+    halves = keys.view(np.uint32)
+    halves[_HIGH_HALF::2] = values.view(np.uint32)
+    halves[1 - _HIGH_HALF :: 2] = positions
     return keys
 
 

@@ -27,6 +27,7 @@ from ._one_hot import (
 _BYTES_PER_ROW_AND_HASH = 40
 _BYTES_PER_ROW = 256
 _BYTES_PER_PAIR = 80
+_BYTES_PER_ENTRY = 96
 
 
 class MinMaxHasher(OneHotOutputMixin, BaseSketch):
@@ -222,9 +223,10 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         return _BYTES_PER_ROW_AND_HASH * self.n_components + _BYTES_PER_ROW
 
     def _input_bytes_per_row(self, X):
-        # Per-entry temporaries (logs, shifts, keys of the features).
+        # Per-entry temporaries (logs, shifts, the features' counters and
+        # their table of variables, at most one feature per entry).
         nnz_per_row = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
-        return self._bytes_per_row(X.dtype) + int(48 * nnz_per_row)
+        return self._bytes_per_row(X.dtype) + int(_BYTES_PER_ENTRY * nnz_per_row)
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""

@@ -212,10 +212,13 @@ _ICWS_STREAMS = 3
 
 
 def _halves(words):
-    """The low and high 32-bit halves of 64-bit words, as float64 integers."""
-    low = (words & np.uint64(0xFFFFFFFF)).astype(np.float64)
-    high = (words >> np.uint64(32)).astype(np.float64)
-    return low, high
+    """The two 32-bit halves of 64-bit words, as float64 integers, on a last axis.
+
+    Their order within a word is the machine's: the variables use them
+    symmetrically.
+    """
+    halves = np.ascontiguousarray(words).reshape(-1).view(np.uint32)
+    return halves.astype(np.float64).reshape(*np.shape(words), 2)
 
 
 def icws_variables(seed, features, hashes, dtype):
@@ -239,31 +242,38 @@ def icws_variables(seed, features, hashes, dtype):
         ``beta ~ U[0, 1)``, independent, and independent across (hash,
         feature) pairs; the same values for a pair whatever else is asked.
     """
-    hashes = np.asarray(hashes, dtype=np.uint64)
+    return icws_variables_of_counters(seed, icws_counters(features), hashes, dtype)
+
+
+def icws_counters(features):
+    """The counters of ``features`` in the streams of :func:`icws_variables`."""
     features = np.asarray(features).astype(np.uint64)
-    counters = np.add(features, np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-    streams = hashes * np.uint64(_ICWS_STREAMS) + np.uint64(1)
+    return np.add(features, np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+
+
+def icws_variables_of_counters(seed, counters, hashes, dtype):
+    """:func:`icws_variables` of the features whose :func:`icws_counters` are given."""
+    streams = np.asarray(hashes, dtype=np.uint64) * np.uint64(_ICWS_STREAMS)
+    streams += np.uint64(1)
     words = []
     for stream in range(_ICWS_STREAMS):
         stream_seeds = splitmix64(seed, streams + np.uint64(stream))
         words.append(mix64(np.add(counters, stream_seeds, dtype=np.uint64)))
     # Uniforms on (0, 1) for the logarithms (so that r and c are positive),
     # [0, 1) for beta.
-    u1, u2 = _halves(words[0])
-    u3, u4 = _halves(words[1])
-    u5 = _halves(words[2])[0]
-    r = _minus_log_product(u1, u2)
-    ln_c = np.log(_minus_log_product(u3, u4))
-    u5 *= _TWO_TO_MINUS_32
-    return tuple(v.astype(dtype, copy=False) for v in (r, ln_c, u5))
+    r = _minus_log_product(_halves(words[0]))
+    ln_c = np.log(_minus_log_product(_halves(words[1])))
+    beta = words[2] & np.uint64(0xFFFFFFFF)
+    beta = beta.view(np.int64).astype(np.float64)  # exact, and faster from int64
+    beta *= _TWO_TO_MINUS_32
+    return tuple(v.astype(dtype, copy=False) for v in (r, ln_c, beta))
 
 
-def _minus_log_product(low, high):
-    """``-ln(u v)`` of the uniforms ``(low + 1/2) 2**-32`` and ``(high + 1/2) 2**-32``."""
-    low += 0.5
-    high += 0.5
-    low *= high
-    low *= _TWO_TO_MINUS_32 * _TWO_TO_MINUS_32
-    np.log(low, out=low)
-    np.negative(low, out=low)
-    return low
+def _minus_log_product(halves):
+    """``-ln(u v)`` of the uniforms ``(h + 1/2) 2**-32`` of the two ``halves``."""
+    halves += 0.5
+    product = halves[..., 0] * halves[..., 1]
+    product *= _TWO_TO_MINUS_32 * _TWO_TO_MINUS_32
+    np.log(product, out=product)
+    np.negative(product, out=product)
+    return product
