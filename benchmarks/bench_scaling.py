@@ -21,12 +21,13 @@ this machine at this moment. Run::
 """
 
 import argparse
-import threading
 import time
 import tracemalloc
 
 import numpy as np
 import scipy.sparse as sp
+
+from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 
 from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
 from sklearn_sketch.datasets import load_mnist
@@ -59,30 +60,6 @@ def peak_beyond_output_mib(estimator, X):
     return (peak - nbytes(X_new)) / 2**20
 
 
-def reference_speedup(repeats):
-    """Two threads against one on ``np.sin`` of 256 KiB (median of ``repeats``)."""
-    values = np.random.RandomState(0).rand(2**16).astype(np.float32)
-
-    def work(n_calls):
-        out = np.empty_like(values)
-        for _ in range(n_calls):
-            np.sin(values, out=out)
-
-    ratios = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work(800)
-        one = time.perf_counter() - start
-        threads = [threading.Thread(target=work, args=(400,)) for _ in range(2)]
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        ratios.append(one / (time.perf_counter() - start))
-    return float(np.median(ratios))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
@@ -94,7 +71,8 @@ def main():
         args.rows, args.repeats = [2_000, 4_000], 1
 
     X_mnist, _ = load_mnist(args.data_home, subset="train")
-    print(f"reference: two threads vs one on in-cache np.sin: {reference_speedup(5):.2f}x")
+    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    print(f"reference: two threads vs one on in-cache np.sin: {ceiling:.2f}x")
     rows = []
     for name, make in ESTIMATORS.items():
         fitted = {n_jobs: make(n_jobs).fit(X_mnist[:1000]) for n_jobs in (1, 2)}
