@@ -19,7 +19,8 @@ and tf-idf, 20 Newsgroups, a9a; ``--ks`` 256 1024 4096; ``--no-exact`` skips
 the exact kernel, which costs ``O(n_train * n_test)`` l1 distances). MNIST10k
 trains on the 10000 t10k images and tests on the 60000 training images
 (``--test-size`` cuts the test set, ``--train-size`` the training set, to
-their first rows; ``--Cs`` sets LinearSVC's grid).
+their first rows; ``--Cs`` sets LinearSVC's grid; ``--hashers`` picks the
+hashed features, ``--no-raw`` skips the raw features).
 
 Run::
 
@@ -27,7 +28,7 @@ Run::
     python examples/min_max_svm_table.py --full [--data-home DIR]
         [--datasets mnist10k sector_counts sector_tfidf news20 a9a]
         [--ks 256 1024 4096] [--test-size N] [--train-size N] [--Cs 0.1 1 10]
-        [--no-exact]
+        [--no-exact] [--no-raw] [--hashers [minmax] [core]]
 """
 
 import time
@@ -97,20 +98,27 @@ def best_exact(X_train, y_train, X_test, y_test, Cs):
     return 100 * correct.max() / X_test.shape[0]
 
 
+# The hashed features compared, by their --hashers name.
+HASHERS = {
+    "minmax": ("MinMaxHasher", lambda k: MinMaxHasher(k, random_state=0)),
+    "core": ("CoREHasher(core1, oph)", lambda k: CoREHasher(k, random_state=0)),
+}
+
+
 def run(name, data_home, args, record):
     X_train, X_test, y_train, y_test = load(name, data_home, args.test_size, args.train_size)
     print(f"\n{name}: train {X_train.shape}, test {X_test.shape}", flush=True)
     Cs = args.Cs or ([0.1, 1.0, 10.0] if args.full else [1.0])
-    t = time.perf_counter()
-    record(name, "LinearSVC, raw features", None,
-           best_linear(X_train, y_train, X_test, y_test, Cs), time.perf_counter() - t)
+    if not args.no_raw:
+        t = time.perf_counter()
+        record(name, "LinearSVC, raw features", None,
+               best_linear(X_train, y_train, X_test, y_test, Cs), time.perf_counter() - t)
     if not args.no_exact:
         t = time.perf_counter()
         record(name, "min-max kernel, exact SVC", None,
                best_exact(X_train, y_train, X_test, y_test, [1.0, 10.0, 100.0]),
                time.perf_counter() - t)
-    for label, make in (("MinMaxHasher", lambda k: MinMaxHasher(k, random_state=0)),
-                        ("CoREHasher(core1, oph)", lambda k: CoREHasher(k, random_state=0))):
+    for label, make in (HASHERS[name] for name in args.hashers):
         for k in args.ks:
             t = time.perf_counter()
             hasher = make(k).fit(X_train)
@@ -154,6 +162,12 @@ def main(argv=None):
     parser.add_argument("--Cs", type=float, nargs="+", default=None,
                         help="LinearSVC's grid of C (default 0.1 1 10 with --full, else 1)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact kernel SVM")
+    parser.add_argument("--no-raw", action="store_true",
+                        help="skip LinearSVC on the raw features")
+    parser.add_argument("--hashers", nargs="*", choices=sorted(HASHERS),
+                        default=["minmax", "core"],
+                        help="hashed features to compare (default: both; none "
+                        "for the exact and raw models only)")
     args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
     if args.quick:
