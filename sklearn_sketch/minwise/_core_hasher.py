@@ -27,20 +27,16 @@ from ._one_hot import (
     write_codes,
 )
 from ._positions import (
-    densification_inverse,
-    densification_probes,
+    BYTES_PER_PROBE,
+    MAX_PROBES,
+    PROBE_HASH_INDEPENDENCE,
+    densification_tables,
     minwise_positions,
     nnz_chunks,
     oph_key_table,
     oph_positions,
 )
 from ._projection import FEATURE_BLOCK, PROJECTIONS, project
-
-# Pairwise independence is all the densification probes need.
-PROBE_HASH_INDEPENDENCE = 2
-# Densification probes per empty bin before the circular fallback; after 256
-# probes a bin stays empty only when its row fills under ~2% of the bins.
-MAX_PROBES = 256
 
 # Rows whose largest absolute value is beyond 2**+-EXTREME_EXPONENT are
 # rescaled before their norm and projection: float32 projections of values
@@ -50,10 +46,8 @@ EXTREME_EXPONENT = 60
 # Temporaries of transform per row and hash, and per row (see transform).
 _BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 384
-# Peak bytes per densification probe of "oph" (the table, its inverse and
-# their sort) and per generated projection entry (raw bits, uniforms, float32
+# Peak bytes per generated projection entry (raw bits, uniforms, float32
 # values and their float64 copy), for the size check of fit.
-_BYTES_PER_PROBE = 48
 _BYTES_PER_GENERATED_ENTRY = 24
 
 def _rescale_extreme_rows(X, nonempty):
@@ -258,7 +252,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         n_hashes = k if self.hashing == "minwise" else 1
         n_bytes = 64 * (n_hashes + k) + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
         if self.hashing == "oph":
-            n_bytes += _BYTES_PER_PROBE * k * min(k, MAX_PROBES)
+            n_bytes += BYTES_PER_PROBE * k * min(k, MAX_PROBES)
         if self.kernel == "core1":
             n_bytes += _BYTES_PER_GENERATED_ENTRY * FEATURE_BLOCK * k
         check_allocation(
@@ -367,9 +361,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         """
         k = self.n_components
         if self.hashing == "oph":
-            n_attempts = min(k, MAX_PROBES)
-            probes = densification_probes(self.probe_coefficients_, k, n_attempts)
-            inverse = densification_inverse(self.probe_coefficients_, k, n_attempts)
+            probes, inverse = densification_tables(self.probe_coefficients_, k)
             key_table = None
             if X.shape[1] <= X.nnz:
                 key_table = oph_key_table(self.hash_coefficients_[0], X.shape[1])

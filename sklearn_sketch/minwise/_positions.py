@@ -47,6 +47,14 @@ _EMPTY = np.iinfo(np.uint64).max
 # entries must fit the 32 low bits of a uint64 sort key, and the temporaries
 # (a few uint64 arrays of this length) stay near 8 MiB each.
 MAX_CHUNK_NNZ = 1 << 20
+# Pairwise independence is all the densification probes need.
+PROBE_HASH_INDEPENDENCE = 2
+# Densification probes per empty bin before the circular fallback; after 256
+# probes a bin stays empty only when its row fills under ~2% of the bins.
+MAX_PROBES = 256
+# Peak bytes per densification probe (the table, its inverse and their
+# sort), for the size checks of fit.
+BYTES_PER_PROBE = 48
 # One-permutation hashing densifies a row by whole-table steps while more
 # than this fraction of its bins is expected to stay empty, then on the list
 # of the bins left.
@@ -186,6 +194,19 @@ def _densification_inverse(probe_coefficients, n_bins, n_attempts):
     return tables
 
 
+def densification_tables(probe_coefficients, n_bins):
+    """The probes of :func:`densification_probes` and their inverse, for ``n_bins``.
+
+    ``min(n_bins, MAX_PROBES)`` attempts per bin; both tables are kept
+    between transforms.
+    """
+    n_attempts = min(n_bins, MAX_PROBES)
+    return (
+        densification_probes(probe_coefficients, n_bins, n_attempts),
+        densification_inverse(probe_coefficients, n_bins, n_attempts),
+    )
+
+
 def oph_key_table(hash_coefficients, n_features):
     """Sort keys of all ``n_features`` columns for :func:`oph_sort_keys`.
 
@@ -240,14 +261,44 @@ def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None, in
     -------
     positions : ndarray of shape (n_nonempty_rows, k), dtype int32
     """
-    n_bins, n_attempts = probes.shape
+    keys = oph_sort_keys(hash_coefficients, indices, key_table)
+    # Within a bin the order is the hash order (see binned_positions).
+    keys |= np.arange(indices.size, dtype=np.uint64)  # keys is ours
+    return binned_positions(keys, keys, indptr, probes, inverse)
+
+
+def binned_positions(bin_keys, keys, indptr, probes, inverse=None):
+    """The entry of smallest key in each bin of each row, empty bins densified.
+
+    The step one-permutation hashing and bin-wise consistent weighted
+    sampling share: entries go to the bins their ``bin_keys`` give, each
+    (row, bin) keeps its smallest key, and empty bins are filled by optimal
+    densification.
+
+    Parameters
+    ----------
+    bin_keys : ndarray of uint64 of shape (nnz,)
+        The bin of an entry is the top of the high 32 bits (multiply-shift
+        range reduction to ``n_bins``).
+    keys : ndarray of uint64 of shape (nnz,)
+        Distinct keys holding the entry's position in their low 32 bits.
+    indptr : ndarray
+        Row pointers of the chunk, ``indptr[0] == 0``, fewer than ``2**31``
+        entries.
+    probes, inverse
+        As in :func:`oph_positions`.
+
+    Returns
+    -------
+    positions : ndarray of shape (n_nonempty_rows, n_bins), dtype int32
+    """
+    n_bins = probes.shape[0]
     row_nnz = np.diff(indptr)
     nonempty = row_nnz > 0
     n_rows = int(nonempty.sum())
     if n_rows == 0:
         return np.empty((0, n_bins), dtype=np.int32)
     row_nnz = row_nnz[nonempty]
-    keys = oph_sort_keys(hash_coefficients, indices, key_table)
     # The table of bin minima is bin-major (flat index bin * n_rows +
     # column): a probe of bin j, the same for every row, then reads one
     # contiguous row of the table. Its columns hold the rows by increasing
@@ -255,20 +306,18 @@ def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None, in
     # on (the short ones) form a prefix of every table row.
     rank = np.empty(n_rows, dtype=np.int64)
     rank[np.argsort(row_nnz, kind="stable")] = np.arange(n_rows)
-    # The bin is the top of the hash value (multiply-shift range reduction),
-    # so within a bin the order is still the hash order. The flat indices
-    # are int32 when the table allows (half the traffic of int64).
+    # The flat indices are int32 when the table allows (half the traffic of
+    # int64).
     index_dtype = np.int32 if n_bins * n_rows < 2**31 else np.int64
-    high = keys.view(np.uint32)[1 if sys.byteorder == "little" else 0 :: 2]
+    high = bin_keys.view(np.uint32)[1 if sys.byteorder == "little" else 0 :: 2]
     flat = np.multiply(high, np.uint64(n_bins), dtype=np.uint64)
     flat >>= _U32
     flat = flat.astype(index_dtype)
     flat *= index_dtype(n_rows)
     flat += np.repeat(rank.astype(index_dtype), row_nnz)
-    keys |= np.arange(indices.size, dtype=np.uint64)  # keys is ours
     best = np.full(n_bins * n_rows, _EMPTY, dtype=np.uint64)
     np.minimum.at(best, flat, keys)
-    del keys, flat
+    del flat
     # Positions fit 31 bits (a chunk holds fewer than 2**31 entries); the
     # low 32 bits of an empty bin read -1.
     low = 0 if sys.byteorder == "little" else 1
