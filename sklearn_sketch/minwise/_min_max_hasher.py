@@ -234,7 +234,7 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         nonempty = np.diff(X.indptr) > 0
         indptr = output_indptr(nonempty, k, self._block_width)
         keys, weights = self._weighted_keys(X)
-        positions = icws(keys, weights, X.indptr, self.hash_seed_, k)
+        positions = self._positions(keys, weights, X.indptr)
         codes = np.empty(positions.shape, dtype=indptr.dtype)
         write_codes(
             gather(keys, positions), self.bucket_coefficients_, self.b_bits,
@@ -244,6 +244,10 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         return sp.csr_matrix(
             (values, codes.ravel(), indptr), shape=(X.shape[0], self._n_features_out)
         )
+
+    def _positions(self, keys, weights, indptr):
+        """Position in ``keys`` of the sample of each nonempty row and hash."""
+        return icws(keys, weights, indptr, self.hash_seed_, self.n_components)
 
     def _weighted_keys(self, X):
         """The coordinates and positive weights of the stored entries.
