@@ -56,3 +56,17 @@ def test_example_on_real_data(name, tmp_path, data_home):
     )
     written = {p.suffix for p in tmp_path.iterdir()}
     assert ".png" in written, f"{name} drew no figure: wrote {sorted(written)}"
+
+
+def test_min_max_table_runs_one_cell_alone(tmp_path):
+    # --hashers and --no-raw exist to run one missing cell of the table.
+    command = [
+        sys.executable, str(EXAMPLES_DIR / "min_max_svm_table.py"), "--quick",
+        "--ks", "16", "--hashers", "core", "--no-raw", "--no-exact",
+        "--output-dir", str(tmp_path),
+    ]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(EXAMPLES_DIR.parent))
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = (tmp_path / "min_max_svm_table.md").read_text().splitlines()[2:]
+    assert len(rows) == 1 and "| CoREHasher(core1, oph) | 16 |" in rows[0], rows

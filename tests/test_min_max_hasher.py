@@ -285,13 +285,16 @@ def test_icws_minimum_over_candidates_is_the_minimum_over_all_entries(dtype):
     # The bounds that skip most entries must never skip the minimum, tie
     # breaks included: rows of equal values (every entry's bounds overlap),
     # of a few distinct values (near-ties of ln a), of values spanning 60
-    # orders of magnitude, a one-entry row, an empty row, and rows longer
-    # than a block of entries.
+    # orders of magnitude (300 in float64, where the float32 bounds of the
+    # screening hold shifts of several hundred), a one-entry row, an empty
+    # row, and rows longer than a block of entries.
     rng = np.random.RandomState(5)
+    span = 150 if dtype == np.float64 else 30
     rows = [
         np.ones(300),
         rng.choice([1.0, 2.0, 3.0], 200),
         10.0 ** rng.uniform(-30, 30, 150),
+        10.0 ** rng.uniform(-span, span, 120),
         [4.5],
         [],
         rng.gamma(0.3, 1.0, 90) + 1e-3,
@@ -307,3 +310,20 @@ def test_icws_minimum_over_candidates_is_the_minimum_over_all_entries(dtype):
         icws(long_row.indices, long_row.data, long_row.indptr, 3, 2),
         _exhaustive_icws(long_row, 3, 2),
     )
+
+
+def test_screening_keeps_entries_within_the_margin_of_their_rows_ceiling():
+    # The bounds are rounded (float32) and so are the keys: an entry whose
+    # rounded lower bound exceeds its row's smallest upper bound by less
+    # than a few rounding steps may still hold the smallest key, and must
+    # stay a candidate; one clearly above it is dropped. Rows are screened
+    # apart.
+    from sklearn_sketch.minwise._cws import _candidates
+
+    shifted = np.array([0.0, 0.0, 0.0, 2.0, 0.0], dtype=np.float32)
+    bounds = np.array(
+        [[0.0, 1.0], [1.0 + 2**-20, 3.0], [1.5, 2.0], [-3.0, -1.0], [0.5, 0.75]],
+        dtype=np.float32,
+    )
+    kept = _candidates(shifted, bounds, np.array([0, 3]), np.array([3, 2]))
+    assert kept.tolist() == [0, 1, 3, 4]
