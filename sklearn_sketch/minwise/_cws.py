@@ -50,9 +50,8 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 # machine.
 _HIGH_HALF = 1 if sys.byteorder == "little" else 0
 # Entries bounded at once (for one hash): their temporaries (about 40 bytes
-# an entry) stay within a few MiB; a whole chunk of the default budget is
-# one block (fewer, longer passes: 7% faster than blocks of 2**16 on 20
-# Newsgroups).
+# an entry) stay within a few MiB, and a whole chunk of the default budget
+# is one block (fewer, longer passes).
 MAX_PAIRS = 2**17
 # Entries whose lower bound exceeds their row's smallest upper bound by more
 # than this (in ``ln a``) cannot be the row's minimum, whatever the rounding

@@ -270,10 +270,9 @@ def oph_positions(indices, indptr, hash_coefficients, probes, key_table=None, in
 def binned_positions(bin_keys, keys, indptr, probes, inverse=None):
     """The entry of smallest key in each bin of each row, empty bins densified.
 
-    The step one-permutation hashing and bin-wise consistent weighted
-    sampling share: entries go to the bins their ``bin_keys`` give, each
-    (row, bin) keeps its smallest key, and empty bins are filled by optimal
-    densification.
+    One-permutation hashing's second step, open to any binned scheme:
+    entries go to the bins their ``bin_keys`` give, each (row, bin) keeps
+    its smallest key, and empty bins are filled by optimal densification.
 
     Parameters
     ----------
