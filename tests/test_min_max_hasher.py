@@ -13,6 +13,9 @@
   huge and tiny scales give valid samples; zero rows give empty rows.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -327,3 +330,29 @@ def test_screening_keeps_entries_within_the_margin_of_their_rows_ceiling():
     )
     kept = _candidates(shifted, bounds, np.array([0, 3]), np.array([3, 2]))
     assert kept.tolist() == [0, 1, 3, 4]
+
+
+def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
+    # benchmarks/bin_wise_cws.py shows why MinMaxHasher does not offer
+    # bin-wise CWS: once k exceeds a row's nonzeros most bins hold one
+    # feature, whose sample is that feature whatever its weight. Two rows on
+    # the same 20 features with unrelated weights then agree on nearly every
+    # bin, as their resemblance (1) would, while ICWS agrees at about their
+    # min-max kernel. With a single bin, bin-wise CWS is one ICWS sample.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bin_wise_cws import BinWiseMinMaxHasher
+
+    rng = np.random.RandomState(3)
+    X = rng.lognormal(0, 1, (2, 20))
+    K = min_max_kernel(X)[0, 1]
+
+    def agreement(cls, k, seed=0):
+        codes = cls(k, b_bits=None, random_state=seed).fit_transform(X).indices
+        codes = codes.reshape(2, k)
+        return np.mean(codes[0] == codes[1])
+
+    assert K < 0.5
+    assert agreement(BinWiseMinMaxHasher, 2048) > 0.95
+    assert abs(agreement(MinMaxHasher, 2048) - K) < 0.1
+    single_bin = np.mean([agreement(BinWiseMinMaxHasher, 1, seed) for seed in range(400)])
+    assert abs(single_bin - agreement(MinMaxHasher, 4000)) < 4 * np.sqrt(0.25 / 400)
