@@ -48,13 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
 from sklearn_sketch.datasets import load_20newsgroups_counts, load_sector  # noqa: E402
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
-from sklearn_sketch.minwise._cws import _HIGH_HALF  # noqa: E402
+from sklearn_sketch.minwise._cws import packed_keys, positions_by_chunks  # noqa: E402
 from sklearn_sketch.minwise._positions import (  # noqa: E402
-    MAX_CHUNK_NNZ,
     PROBE_HASH_INDEPENDENCE,
     binned_positions,
     densification_tables,
-    nnz_chunks,
     oph_sort_keys,
 )
 from sklearn_sketch.utils._chunking import OPH_TABLE_BYTES  # noqa: E402
@@ -85,18 +83,15 @@ class BinWiseMinMaxHasher(MinMaxHasher):
     def _positions(self, keys, weights, indptr):
         k = self.n_components
         probes, inverse = densification_tables(self.probe_coefficients_, k)
-        nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
-        positions = np.empty((nonempty_before[-1], k), dtype=np.int64)
-        max_rows = max(1, OPH_TABLE_BYTES // (8 * k))
-        for start, stop in nnz_chunks(indptr, MAX_CHUNK_NNZ, max_rows):
-            first, last = indptr[start], indptr[stop]
-            chunk_indptr = indptr[start : stop + 1] - first
-            bin_keys = oph_sort_keys(self.bin_hash_, keys[first:last])
-            sort_keys = self._sort_keys(keys[first:last], weights[first:last], chunk_indptr)
-            chunk = positions[nonempty_before[start] : nonempty_before[stop]]
-            chunk[...] = binned_positions(bin_keys, sort_keys, chunk_indptr, probes, inverse)
-            chunk += first
-        return positions
+
+        def fill(features, data, chunk_indptr, out):
+            bin_keys = oph_sort_keys(self.bin_hash_, features)
+            sort_keys = self._sort_keys(features, data, chunk_indptr)
+            out[...] = binned_positions(bin_keys, sort_keys, chunk_indptr, probes, inverse)
+
+        return positions_by_chunks(
+            keys, weights, indptr, k, fill, max_rows=max(1, OPH_TABLE_BYTES // (8 * k))
+        )
 
     def _sort_keys(self, features, data, indptr):
         """ICWS ``ln a`` of every entry (one hash), minus its row's largest ``ln x``.
@@ -114,11 +109,7 @@ class BinWiseMinMaxHasher(MinMaxHasher):
         bits = ln_a.astype(np.float32).view(np.int32)
         bits ^= (bits >> 31) & np.int32(0x7FFFFFFF)
         ordered = bits.view(np.uint32) ^ np.uint32(0x80000000)
-        keys = np.empty(ordered.size, dtype=np.uint64)
-        halves = keys.view(np.uint32)
-        halves[_HIGH_HALF::2] = ordered
-        halves[1 - _HIGH_HALF :: 2] = np.arange(ordered.size, dtype=np.uint32)
-        return keys
+        return packed_keys(ordered, np.arange(ordered.size, dtype=np.uint32))
 
 
 def speed(data_home, repeats):

@@ -81,19 +81,52 @@ def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
     t : ndarray of shape (n_nonempty_rows, k), dtype int64
         ``t*``, only when ``return_t`` is True.
     """
-    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
-    positions = np.empty((nonempty_before[-1], n_hashes), dtype=np.int64)
-    for start, stop in nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ):
-        first, last = indptr[start], indptr[stop]
-        chunk = positions[nonempty_before[start] : nonempty_before[stop]]
-        _chunk_positions(
-            indices[first:last], data[first:last], indptr[start : stop + 1] - first,
-            seed, chunk,
-        )
-        chunk += first
+    positions = positions_by_chunks(
+        indices, data, indptr, n_hashes,
+        lambda *chunk, out: _chunk_positions(*chunk, seed, out),
+    )
     if not return_t:
         return positions
     return positions, _t_of(indices, data, positions, seed)
+
+
+def positions_by_chunks(indices, data, indptr, n_columns, fill, max_rows=None):
+    """Sample positions of the nonempty rows of a CSR matrix, chunk by chunk.
+
+    ``fill(indices, data, indptr, out=out)`` writes the positions within one
+    chunk of at most ``MAX_CHUNK_NNZ`` entries (``indptr[0] == 0``) into
+    ``out``, of shape (n_nonempty_rows_of_the_chunk, n_columns); they are
+    offset here to positions in ``indices``. ``max_rows`` also bounds the
+    rows of a chunk.
+
+    Returns
+    -------
+    positions : ndarray of shape (n_nonempty_rows, n_columns), dtype int64
+    """
+    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
+    positions = np.empty((nonempty_before[-1], n_columns), dtype=np.int64)
+    for start, stop in nnz_chunks(indptr, MAX_CHUNK_NNZ, max_rows):
+        first, last = indptr[start], indptr[stop]
+        chunk = positions[nonempty_before[start] : nonempty_before[stop]]
+        fill(
+            indices[first:last], data[first:last], indptr[start : stop + 1] - first,
+            out=chunk,
+        )
+        chunk += first
+    return positions
+
+
+def packed_keys(high, low):
+    """uint64 keys of two uint32 arrays: ``high`` in the high bits, ``low`` below.
+
+    Unsigned order of the keys is the order of ``high``, ties broken by
+    ``low`` (an entry's position, so that a minimum names its entry).
+    """
+    keys = np.empty(np.shape(high), dtype=np.uint64)
+    halves = keys.view(np.uint32)
+    halves[_HIGH_HALF::2] = high
+    halves[1 - _HIGH_HALF :: 2] = low
+    return keys
 
 
 def _chunk_positions(indices, data, indptr, seed, out):
@@ -230,11 +263,7 @@ def _sort_keys(log_x, shifted, variables, positions):
     values = y.astype(np.float32, copy=False)
     with np.errstate(over="ignore"):
         np.exp(values, out=values)
-    keys = np.empty(values.size, dtype=np.uint64)
-    halves = keys.view(np.uint32)
-    halves[_HIGH_HALF::2] = values.view(np.uint32)
-    halves[1 - _HIGH_HALF :: 2] = positions
-    return keys
+    return packed_keys(values.view(np.uint32), positions)
 
 
 def _t_of(indices, data, positions, seed):
