@@ -29,6 +29,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.rbf._orthogonal import (
     MAX_DENSE_WIDTH,
+    cos_sin_features,
     draw_orf,
     fastfood_projections,
     signed_rows,
@@ -273,3 +274,18 @@ def test_fwht_with_a_work_buffer_is_in_place_and_the_same_bits(d, factor_log2):
     assert_allclose(V.reshape(-1, d)[:, :16], exact, rtol=1e-4, atol=1e-5 * np.sqrt(d))
     with pytest.raises(ValueError, match="C-contiguous"):
         fwht(np.ones((d, 6)).T, np.empty((6, d)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_components", [1, 2, 3, 7, 64])
+def test_cos_sin_features_give_a_row_the_same_bits_alone(n_components, dtype):
+    # NumPy may pick its vectorized or its scalar cosine by the layout of a
+    # call, and they differ in the last bit on some angles: a row alone (the
+    # smallest arrays) must get the bits it gets among 300 rows.
+    P = np.random.RandomState(0).uniform(-50, 50, (300, n_components)).astype(dtype)
+    whole = cos_sin_features(P, np.empty((300, n_components), dtype), 0.7)
+    for i in range(300):
+        # Fresh small arrays, as a one-row chunk has: they may sit close
+        # together in memory.
+        alone = cos_sin_features(P[i : i + 1].copy(), np.empty((1, n_components), dtype), 0.7)
+        assert_array_equal(alone[0], whole[i])

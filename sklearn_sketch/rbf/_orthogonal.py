@@ -189,11 +189,19 @@ def cos_sin_features(P, out, offset):
     n_components = out.shape[1]
     n_pairs = n_components // 2
     scale = out.dtype.type(np.sqrt(2.0 / n_components))
-    np.cos(P[:, :n_pairs], out=out[:, :n_pairs])
-    np.sin(P[:, :n_pairs], out=out[:, n_pairs : 2 * n_pairs])
+    # Each cosine and sine is taken in place on a C-contiguous copy. NumPy
+    # picks its vectorized or its scalar routine by the memory layout of a
+    # call (the output's strides, the distance between input and output),
+    # and the two can differ in the last bit: written into ``out`` directly,
+    # a row could get other bits in a one-row chunk, where the small arrays
+    # sit close together in memory, than in a larger one.
+    for function, columns in ((np.cos, slice(0, n_pairs)),
+                              (np.sin, slice(n_pairs, 2 * n_pairs))):
+        angles = np.array(P[:, :n_pairs], order="C")
+        out[:, columns] = function(angles, out=angles)
     if n_components % 2:
         shifted = P[:, n_pairs] + out.dtype.type(offset)
-        np.cos(shifted, out=out[:, -1])
+        out[:, -1] = np.cos(shifted, out=shifted)
     out *= scale
     return out
 
