@@ -1,9 +1,10 @@
-"""Benchmark MinMaxHasher (0-bit consistent weighted sampling) against its anchors.
+"""Benchmark MinMaxHasher (consistent weighted sampling) against its anchors.
 
 Target 1. 1500 rows of sector tf-idf (train, first rows), k = 128: the
-   MinMaxHasher transform (ICWS samples and the sparse 8-bit one-hot
-   features) against datasketch's ``WeightedMinHashGenerator`` on the same
-   rows, which gives the ICWS samples only:
+   MinMaxHasher transform (ICWS samples, the default full codes, and the
+   sparse 8-bit one-hot features) against datasketch's
+   ``WeightedMinHashGenerator`` on the same rows, which gives the ICWS
+   samples only:
    * ``minhash`` (its documented per-vector method, dense over the 55197
      dimensions): timed on the first ``--per-row`` rows and scaled to 1500
      (it is linear in the rows: a full run takes minutes);

@@ -1,11 +1,12 @@
 """
-====================================================================
-Min-max kernel: hashed features (0-bit CWS) vs CoRE hashing vs exact
-====================================================================
+===============================================================
+Min-max kernel: hashed features (CWS) vs CoRE hashing vs exact
+===============================================================
 
 The min-max kernel ``sum_i min(x_i, y_i) / sum_i max(x_i, y_i)`` of
-nonnegative data, linearized by :class:`~sklearn_sketch.MinMaxHasher` (0-bit
-consistent weighted sampling, Li 2015): LinearSVC on its sparse features for
+nonnegative data, linearized by :class:`~sklearn_sketch.MinMaxHasher`
+(consistent weighted sampling: the full samples by default, Li's 0-bit
+scheme with ``--codes 0bit``, both with ``--codes full 0bit``): LinearSVC on its sparse features for
 growing ``k``, beside LinearSVC on the raw features,
 :class:`~sklearn_sketch.CoREHasher` (type 1, one-permutation hashing) at the
 same ``k``, and the exact min-max kernel in ``SVC(kernel="precomputed")``
@@ -20,7 +21,8 @@ the exact kernel, which costs ``O(n_train * n_test)`` l1 distances). MNIST10k
 trains on the 10000 t10k images and tests on the 60000 training images
 (``--test-size`` cuts the test set, ``--train-size`` the training set, to
 their first rows; ``--Cs`` sets LinearSVC's grid; ``--hashers`` picks the
-hashed features, ``--no-raw`` skips the raw features).
+hashed features, ``--no-raw`` skips the raw features, ``--codes`` the
+codes of MinMaxHasher).
 
 Run::
 
@@ -28,7 +30,7 @@ Run::
     python examples/min_max_svm_table.py --full [--data-home DIR]
         [--datasets mnist10k sector_counts sector_tfidf news20 a9a]
         [--ks 256 1024 4096] [--test-size N] [--train-size N] [--Cs 0.1 1 10]
-        [--no-exact] [--no-raw] [--hashers [minmax] [core]]
+        [--no-exact] [--no-raw] [--hashers [minmax] [core]] [--codes full 0bit]
 """
 
 import time
@@ -98,11 +100,26 @@ def best_exact(X_train, y_train, X_test, y_test, Cs):
     return 100 * correct.max() / X_test.shape[0]
 
 
-# The hashed features compared, by their --hashers name.
+# The hashed features compared, by their --hashers name (MinMaxHasher once
+# per --codes).
 HASHERS = {
-    "minmax": ("MinMaxHasher", lambda k: MinMaxHasher(k, random_state=0)),
+    "minmax": ("MinMaxHasher", lambda k, codes: MinMaxHasher(k, codes=codes, random_state=0)),
     "core": ("CoREHasher(core1, oph)", lambda k: CoREHasher(k, random_state=0)),
 }
+
+
+def hashers(args):
+    """``(label, make)`` of each hashed model of the run; ``make(k)`` an estimator."""
+    chosen = []
+    for name in args.hashers:
+        label, make = HASHERS[name]
+        if name != "minmax":
+            chosen.append((label, make))
+            continue
+        for codes in args.codes:
+            suffix = "" if codes == "full" else f"({codes})"
+            chosen.append((label + suffix, lambda k, make=make, codes=codes: make(k, codes)))
+    return chosen
 
 
 def run(name, data_home, args, record):
@@ -118,7 +135,7 @@ def run(name, data_home, args, record):
         record(name, "min-max kernel, exact SVC", None,
                best_exact(X_train, y_train, X_test, y_test, [1.0, 10.0, 100.0]),
                time.perf_counter() - t)
-    for label, make in (HASHERS[name] for name in args.hashers):
+    for label, make in hashers(args):
         for k in args.ks:
             t = time.perf_counter()
             hasher = make(k).fit(X_train)
@@ -131,7 +148,8 @@ def plot(rows, datasets, path):
     fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 4), squeeze=False)
     for ax, name in zip(axes[0], datasets):
         mine = [r for r in rows if r["dataset"] == name]
-        for model, style in (("MinMaxHasher", "o-"), ("CoREHasher(core1, oph)", "s--")):
+        for model, style in (("MinMaxHasher", "o-"), ("MinMaxHasher(0bit)", "^-"),
+                             ("CoREHasher(core1, oph)", "s--")):
             points = [(r["k"], r["accuracy"]) for r in mine if r["model"] == model]
             if points:
                 ax.plot(*zip(*points), style, label=f"{model} + LinearSVC")
@@ -149,7 +167,7 @@ def plot(rows, datasets, path):
 
 
 def main(argv=None):
-    parser = example_parser("Min-max kernel: hashed features (0-bit CWS) vs CoRE hashing vs exact.")
+    parser = example_parser("Min-max kernel: hashed features (CWS) vs CoRE hashing vs exact.")
     parser.add_argument("--full", action="store_true", help="the real data sets' table")
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="default: digits; with --full mnist10k sector_counts "
@@ -168,6 +186,8 @@ def main(argv=None):
                         default=["minmax", "core"],
                         help="hashed features to compare (default: both; none "
                         "for the exact and raw models only)")
+    parser.add_argument("--codes", nargs="+", choices=["full", "0bit"], default=["full"],
+                        help="MinMaxHasher's codes, one model each (default: full)")
     args = parser.parse_args(argv)
     data_home, out = data_home_and_output_dir(args)
     if args.quick:

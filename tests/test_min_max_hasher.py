@@ -1,16 +1,20 @@
 """MinMaxHasher and its consistent weighted sampling against the theory.
 
 * ICWS (Ioffe 2010): two rows draw the same ``(i*, t*)`` with probability
-  exactly ``K_MM = sum min / sum max``; ``i*`` alone is drawn with
-  probability ``x_i / |x|_1``. Checked by Monte Carlo within 4 standard
-  errors (a false alarm has probability ~6e-5 per check), over several
-  seeds, on pairs chosen for their kernel: identical (1), disjoint (0),
-  scaled (``1 / c``), partly overlapping.
-* 0-bit CWS (Li 2015) keeps ``i*``: its collision probability is not
-  ``K_MM``; the bias is measured and bounded, never assumed away.
-* The estimator's inner products are the fraction of hashes whose codes
-  agree, ``P + (1 - P) 2**-b`` in mean; GMM is min-max on the split rows;
-  huge and tiny scales give valid samples; zero rows give empty rows.
+  exactly ``K_MM = sum min / sum max``, for ANY pair of nonnegative rows;
+  ``i*`` alone is drawn with probability ``x_i / |x|_1``. Checked by Monte
+  Carlo within 4 standard errors (a false alarm has probability ~6e-5 per
+  check), over several seeds, on pairs chosen for their kernel: identical
+  (1), disjoint (0), scaled (``1 / c``), single entries, short dense rows,
+  long sparse rows, partly overlapping; in float32 and float64, at scales
+  from denormal to 1e300; for "gmm" on real rows.
+* The estimator's default codes are the full samples: its inner products
+  have mean ``K + (1 - K) 2**-b``. The 0-bit scheme (``codes="0bit"``, Li
+  2015) keeps ``i*``: its collision probability is not ``K_MM``; the bias
+  is measured and bounded, never assumed away.
+* The compiled sampler gives the samples of the formulas, bit for bit, in
+  any block of rows; GMM is min-max on the split rows; zero rows give empty
+  rows.
 """
 
 import sys
@@ -24,7 +28,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import MinMaxHasher
 from sklearn_sketch.metrics import gmm_kernel, min_max_kernel
-from sklearn_sketch.minwise._cws import icws
+from sklearn_sketch.minwise import _cws
+from sklearn_sketch.minwise._cws import icws, sample_keys
 from sklearn_sketch.utils._counter_random import icws_variables
 
 
@@ -56,6 +61,55 @@ def _pairs():
     }
 
 
+def _pair_types(n_features=300):
+    """Pairs of every kind the kernel must be estimated on, padded to one width.
+
+    Rows that differ by a factor (one row the multiple of the other, or
+    mostly so), single-entry rows, short dense rows, long sparse rows,
+    overlapping rows with different proportions, heavy-tailed values.
+    """
+    rng = np.random.RandomState(21)
+    pairs = []
+    for factor in (1.5, 3.0, 7.0, 10.0):
+        x = rng.gamma(1.0, 1.0, 12)
+        pairs.append((x, factor * x))
+    x = rng.lognormal(0, 2, n_features) * (rng.rand(n_features) < 0.1)
+    pairs.append((x, 4.0 * x))
+    pairs.append(([3.0], [0.6]))
+    pairs.append(([0.0, 2.0], [0.0, 9.0]))
+    pairs.append(([0.0, 1.0, 0.0], [5.0, 0.0, 0.0]))
+    for _ in range(3):
+        pairs.append((rng.rand(10), rng.rand(10)))
+    mask = rng.rand(n_features) < 0.05
+    x = rng.lognormal(0, 1, n_features) * mask
+    y = np.where(rng.rand(n_features) < 0.5, x, rng.lognormal(0, 1, n_features) * mask)
+    pairs.append((x, y))
+    pairs.append((x, 3.0 * y + 0.5 * (rng.rand(n_features) < 0.02)))
+    pairs.append((rng.pareto(1.5, 30), rng.pareto(1.5, 30)))
+    X = np.zeros((2 * len(pairs), n_features))
+    for i, (x, y) in enumerate(pairs):
+        X[2 * i, : len(x)] = x
+        X[2 * i + 1, : len(y)] = y
+    return X
+
+
+def _pair_estimates(X, seeds, **params):
+    """Mean over ``seeds`` of the inner products of rows 2i and 2i + 1."""
+    estimates = []
+    for seed in seeds:
+        Z = MinMaxHasher(random_state=seed, **params).fit_transform(X)
+        estimates.append(np.asarray(Z[0::2].multiply(Z[1::2]).sum(axis=1)).ravel())
+    return np.mean(estimates, axis=0)
+
+
+def _assert_estimates_kernel(estimate, K, n_hashes, b_bits):
+    """Mean ``K + (1 - K) 2**-b`` within 4 standard errors of the hashes."""
+    q = 2.0**-b_bits
+    mean = K + (1 - K) * q
+    se = np.sqrt(mean * (1 - mean) / n_hashes)
+    assert np.all(np.abs(estimate - mean) <= 4 * se + 1e-12), np.c_[estimate, mean, se]
+
+
 @pytest.mark.statistical
 @pytest.mark.parametrize("pair", sorted(_pairs()))
 def test_full_icws_collides_with_the_min_max_kernel(pair):
@@ -75,6 +129,72 @@ def test_full_icws_collides_with_the_min_max_kernel(pair):
 
 
 @pytest.mark.statistical
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_default_codes_estimate_the_min_max_kernel_on_any_pair(dtype):
+    # The rule: the full samples collide with probability K_MM for any two
+    # nonnegative rows, so the mean inner product is K + (1 - K) 2**-b,
+    # whatever the pair (scaled, single entries, short and dense, long and
+    # sparse), in float32 as in float64.
+    X = _pair_types().astype(dtype)
+    K = np.diag(min_max_kernel(X.astype(np.float64))[0::2, 1::2])
+    k, seeds = 2048, statistical_seeds(6, start=100)
+    estimate = _pair_estimates(X, seeds, n_components=k, b_bits=12)
+    _assert_estimates_kernel(estimate, K, k * len(seeds), 12)
+
+
+@pytest.mark.statistical
+def test_gmm_codes_estimate_the_gmm_kernel_on_any_pair():
+    # The same rule for kernel="gmm" on real rows: pairs of opposite signs,
+    # one row a negative multiple of the other, mixed signs.
+    rng = np.random.RandomState(4)
+    X = _pair_types(60)
+    X[::4] *= -1  # the first row of every other pair negated
+    X[1::2] *= np.where(rng.rand(60) < 0.3, -1.0, 1.0)
+    K = np.diag(gmm_kernel(X)[0::2, 1::2])
+    k, seeds = 2048, statistical_seeds(6, start=200)
+    estimate = _pair_estimates(X, seeds, n_components=k, b_bits=12, kernel="gmm")
+    _assert_estimates_kernel(estimate, K, k * len(seeds), 12)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    "dtype, scales",
+    [
+        (np.float64, [1e-310, 1e-300, 1e-150, 1e150, 1e300]),
+        (np.float32, [1e-41, 1e-30, 1e30, 1e36]),
+    ],
+)
+def test_rows_scaled_together_keep_their_estimate(dtype, scales):
+    # K_MM(c x, c y) = K_MM(x, y): the samples of rows scaled together by c
+    # (denormals included: 1e-310 in float64, 1e-41 in float32) collide at
+    # the kernel of the values stored, as the unscaled rows do.
+    rng = np.random.RandomState(9)
+    X = np.vstack([rng.uniform(0.5, 2.0, (2, 20)), rng.uniform(0.5, 2.0, (2, 20))])
+    X[2:, 10:] = 0.0
+    X[1] *= 3.0
+    k, seeds = 2048, statistical_seeds(4, start=300)
+    for scale in scales:
+        X_scaled = (X * scale).astype(dtype)
+        assert np.all(X_scaled[X > 0] > 0) and np.isfinite(X_scaled).all()
+        K = np.diag(min_max_kernel(X_scaled.astype(np.float64) / scale)[0::2, 1::2])
+        estimate = _pair_estimates(X_scaled, seeds, n_components=k, b_bits=16)
+        _assert_estimates_kernel(estimate, K, k * len(seeds), 16)
+
+
+@pytest.mark.statistical
+def test_a_row_scaled_alone_estimates_one_over_the_factor():
+    # K_MM(x, c x) = 1 / c for c >= 1: the estimator hashes rows as given.
+    rng = np.random.RandomState(2)
+    factors = np.array([1.25, 2.0, 5.0, 40.0, 1e6])
+    x = rng.lognormal(0, 1, 25) * (rng.rand(25) < 0.7)
+    X = np.vstack([np.vstack([x, c * x]) for c in factors])
+    k, seeds = 2048, statistical_seeds(4, start=400)
+    for dtype in (np.float64, np.float32):
+        estimate = _pair_estimates(X.astype(dtype), seeds, n_components=k, b_bits=16)
+        _assert_estimates_kernel(estimate, 1 / factors, k * len(seeds), 16)
+
+
+@pytest.mark.statistical
 def test_icws_picks_each_coordinate_in_proportion_to_its_weight():
     # Weights spanning 300 orders of magnitude in one row (float64): the
     # sample must follow x_i / |x|_1 exactly, the tiny ones never chosen.
@@ -90,38 +210,128 @@ def test_icws_picks_each_coordinate_in_proportion_to_its_weight():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("scale", [1e150, 1e-150])
-def test_joint_scaling_keeps_the_collision_rate(scale):
-    # K_MM(c x, c y) = K_MM(x, y): at extreme c the full samples still
-    # collide at the kernel's rate (no overflow, underflow or lost
-    # fractions in ln(x) / r). One row alone scaled is another kernel
-    # (K_MM(x, c x) = 1 / c), so codes of scaled rows are not compared.
-    x, y = _pairs()["overlapping"]
-    K = min_max_kernel(np.vstack([x, y]))[0, 1]
-    full, _ = _full_and_zero_bit(_rows(scale * x, scale * y), statistical_seed(7), 20000)
-    assert abs(full.mean() - K) < 4 * np.sqrt(K * (1 - K) / full.size)
-    Z = MinMaxHasher(64, random_state=0).fit_transform(np.vstack([scale * x, scale * y]))
-    assert np.isfinite(Z.data).all() and np.diff(Z.indptr).tolist() == [64, 64]
-
-
-@pytest.mark.statistical
-def test_zero_bit_bias_is_small_and_measured():
+def test_zero_bit_bias_is_measured():
     # Li (2015): P[i*(x) = i*(y)] >= K_MM, close when the rows differ in
-    # which coordinates carry the weight. Measured here on the pairs above
-    # and on short dense rows (where it is larger): never below K (beyond
-    # the Monte-Carlo error), at most 0.05 above it. Rows that differ only
-    # by scale are the worst case: x and 2.5 x share every coordinate, and
-    # i* agrees about as often as for 0.49 against K = 0.4; bounded apart.
+    # which coordinates carry the weight (at most 0.05 above K on these
+    # pairs, never below it beyond the Monte-Carlo error). Rows that differ
+    # only by scale share every coordinate: x and 2.5 x agree on i* far
+    # more often than K = 0.4, and a single entry always agrees (K = 0.2
+    # for [1, 0] and [5, 0]). Hence the full codes by default.
     rng = np.random.RandomState(5)
     pairs = _pairs()
     scaled = pairs.pop("scaled by 2.5")
     pairs = list(pairs.values()) + [(rng.rand(12), rng.rand(12)) for _ in range(3)]
     n_hashes = 20000
     se = np.sqrt(0.25 / n_hashes)
-    for (x, y), bound in [(pair, 0.05) for pair in pairs] + [(scaled, 0.15)]:
+    for x, y in pairs:
         K = min_max_kernel(np.vstack([x, y]))[0, 1]
         _, zero_bit = _full_and_zero_bit(_rows(x, y), statistical_seed(9), n_hashes)
-        assert -4 * se < zero_bit.mean() - K < bound, (zero_bit.mean(), K)
+        assert -4 * se < zero_bit.mean() - K < 0.05, (zero_bit.mean(), K)
+    K = min_max_kernel(np.vstack(scaled))[0, 1]
+    _, zero_bit = _full_and_zero_bit(_rows(*scaled), statistical_seed(9), n_hashes)
+    assert zero_bit.mean() - K > 0.05, (zero_bit.mean(), K)
+    _, zero_bit = _full_and_zero_bit(_rows([1.0, 0.0], [5.0, 0.0]), 0, 100)
+    assert zero_bit.all()
+
+
+def _reference_icws(X, seed, n_hashes):
+    """Ioffe's formulas, row by row, with the variables of ``icws_variables``.
+
+    In the arithmetic the module documents: float64 ``ln x``, ``ln a = ((ln
+    c - r) - ln x) + r f`` with ``y = ln x (1 / r) + beta``, first entry on
+    a tie. Returns the positions of ``i*`` and ``t*``.
+    """
+    positions, ts = [], []
+    for row in range(X.shape[0]):
+        first, last = X.indptr[row], X.indptr[row + 1]
+        if first == last:
+            continue
+        features = X.indices[first:last]
+        r, ln_c, beta = icws_variables(seed, features[:, None], np.arange(n_hashes), np.float64)
+        log_x = np.log(X.data[first:last].astype(np.float64))[:, None]
+        y = log_x * (1.0 / r) + beta
+        t = np.floor(y)
+        ln_a = ((ln_c - r) - log_x) + r * (y - t)
+        best = np.argmin(ln_a, axis=0)
+        positions.append(first + best)
+        ts.append(t[best, np.arange(n_hashes)].astype(np.int64))
+    return np.array(positions), np.array(ts)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compiled_samples_are_the_reference_samples(dtype, monkeypatch):
+    # Rows of equal values, of a few distinct
+    # values, of values spanning 60 orders of magnitude (300 in float64), a
+    # one-entry row, an empty row, denormals; with blocks of a few entries,
+    # so that rows are drawn in many blocks, and a row longer than a block.
+    monkeypatch.setattr(_cws, "BLOCK_NNZ", 150)
+    rng = np.random.RandomState(5)
+    span = 150 if dtype == np.float64 else 30
+    tiny = 1e-310 if dtype == np.float64 else 1e-42
+    rows = [
+        np.ones(300),
+        rng.choice([1.0, 2.0, 3.0], 200),
+        10.0 ** rng.uniform(-30, 30, 150),
+        10.0 ** rng.uniform(-span, span, 120),
+        [4.5],
+        [],
+        rng.gamma(0.3, 1.0, 90) + 1e-3,
+        tiny * rng.uniform(1, 100, 40),
+    ]
+    X = sp.vstack([sp.csr_matrix(np.asarray(v, dtype=dtype)[None, :], shape=(1, 400))
+                   for v in rows]).tocsr()
+    X.sort_indices()
+    n_hashes = 60
+    positions, t = icws(X.indices, X.data, X.indptr, 77, n_hashes, return_t=True)
+    expected_positions, expected_t = _reference_icws(X, 77, n_hashes)
+    assert_array_equal(positions, expected_positions)
+    assert_array_equal(t, expected_t)
+
+
+def test_samples_do_not_depend_on_the_other_rows_or_the_blocks(monkeypatch):
+    rng = np.random.RandomState(3)
+    X = sp.random(40, 500, density=0.1, format="csr", random_state=rng)
+    X.data += 0.01
+    whole = icws(X.indices, X.data, X.indptr, 5, 30, return_t=True)
+    monkeypatch.setattr(_cws, "BLOCK_NNZ", 7)
+    blocks = icws(X.indices, X.data, X.indptr, 5, 30, return_t=True)
+    for a, b in zip(whole, blocks):
+        assert_array_equal(a, b)
+
+
+def test_float32_data_give_the_samples_of_their_float64_values():
+    # ln x is taken in float64: a float32 row is hashed as its exact
+    # float64 values are, only the output dtype differs.
+    rng = np.random.RandomState(6)
+    X = (rng.rand(20, 30) * (rng.rand(20, 30) < 0.5)).astype(np.float32)
+    for codes in ("full", "0bit"):
+        hasher = MinMaxHasher(200, codes=codes, random_state=0).fit(X)
+        Z32, Z64 = hasher.transform(X), hasher.transform(X.astype(np.float64))
+        assert Z32.dtype == np.float32 and Z64.dtype == np.float64
+        assert_array_equal(Z32.indices, Z64.indices)
+
+
+def test_sample_keys_separate_samples():
+    # Equal samples give equal keys; different samples (same feature and
+    # another t, or another feature) different 32-bit keys, t of any sign
+    # and size included.
+    rng = np.random.RandomState(0)
+    features = rng.randint(0, 50, 200000)
+    t = rng.randint(-(2**40), 2**40, 200000)
+    t[:1000] = np.arange(-500, 500)
+    keys = sample_keys(features, t, 123)
+    assert keys.dtype == np.uint64 and keys.max() < 2**32
+    assert_array_equal(keys, sample_keys(features.copy(), t.copy(), 123))
+    pairs = np.unique(np.c_[features, t], axis=0)
+    n_keys = np.unique(sample_keys(pairs[:, 0], pairs[:, 1], 123)).size
+    # Distinct samples sharing a key: about n**2 / 2**33 of 200000 (5).
+    assert len(pairs) - n_keys < 30
+    assert np.unique(sample_keys(np.zeros(1000, int), np.arange(1000), 1)).size == 1000
+    # The high bits are uniform: the b-bit codes rely on it only through
+    # their own hash, but a skewed key would show here.
+    top = sample_keys(np.arange(100000), np.zeros(100000, int), 7) >> np.uint64(28)
+    counts = np.bincount(top.astype(np.int64), minlength=16)
+    assert np.abs(counts - 100000 / 16).max() < 5 * np.sqrt(100000 / 16)
 
 
 def _brute_force_icws(X, seed, n_hashes):
@@ -139,39 +349,65 @@ def _brute_force_icws(X, seed, n_hashes):
     return np.array(samples)
 
 
-def test_features_are_the_one_hot_codes_of_icws():
+def test_zero_bit_features_are_the_one_hot_codes_of_icws():
     rng = np.random.RandomState(2)
     X = rng.gamma(0.5, 2.0, (7, 25)) * (rng.rand(7, 25) < 0.4)
     X[3] = 0.0
     k = 300
-    hasher = MinMaxHasher(k, b_bits=None, random_state=4).fit(X)
+    hasher = MinMaxHasher(k, b_bits=None, codes="0bit", random_state=4).fit(X)
     Z = hasher.transform(sp.csr_matrix(X))
     assert_array_equal(np.diff(Z.indptr), [k, k, k, 0, k, k, k])
     assert_allclose(Z.data, 1 / np.sqrt(k))
     columns = Z.indices.reshape(-1, k) - np.arange(k) * X.shape[1]
     expected = _brute_force_icws(np.delete(X, 3, axis=0), hasher.hash_seed_, k)
-    # float32-rounded keys may break a near-tie differently: rarely.
-    assert np.mean(columns == expected) > 0.998
+    assert_array_equal(columns, expected)
     # And the inner products count the agreeing hashes.
     agree = (expected[:, None, :] == expected[None, :, :]).mean(axis=2)
     assert_allclose(
-        (Z @ Z.T).toarray()[np.ix_([0, 1, 2, 4, 5, 6], [0, 1, 2, 4, 5, 6])], agree, atol=0.01
+        (Z @ Z.T).toarray()[np.ix_([0, 1, 2, 4, 5, 6], [0, 1, 2, 4, 5, 6])], agree
     )
 
 
+def test_full_codes_are_the_codes_of_the_sample_keys():
+    rng = np.random.RandomState(3)
+    X = rng.gamma(0.5, 2.0, (5, 25)) * (rng.rand(5, 25) < 0.5)
+    k = 64
+    hasher = MinMaxHasher(k, b_bits=32, random_state=1).fit(X)
+    Z = sp.csr_matrix(hasher.transform(X))
+    Xc = sp.csr_matrix(X)
+    positions, t = icws(Xc.indices, Xc.data, Xc.indptr, hasher.hash_seed_, k, return_t=True)
+    keys = sample_keys(Xc.indices[positions], t, hasher.hash_seed_)
+    a, b = hasher.bucket_coefficients_[:, 0], hasher.bucket_coefficients_[:, 1]
+    expected = (keys * a + b) >> np.uint64(32)
+    columns = Z.indices.reshape(-1, k).astype(np.uint64) - np.arange(k, dtype=np.uint64) * 2**32
+    assert_array_equal(columns, expected)
+
+
+def test_full_codes_need_a_b_bit_code():
+    X = np.array([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="b_bits=None.*codes='0bit'"):
+        MinMaxHasher(8, b_bits=None).fit(X)
+    MinMaxHasher(8, b_bits=None, codes="0bit").fit(X).transform(X)
+    with pytest.raises(ValueError, match="codes"):
+        MinMaxHasher(8, codes="1bit").fit(X)
+
+
 @pytest.mark.statistical
-def test_b_bit_codes_add_the_known_offset():
-    # Mean inner product P + (1 - P) 2**-b: measured against the full
-    # codes (b_bits=None, the 0-bit collisions P) of the same hashes.
+@pytest.mark.parametrize("codes, b_bits", [("full", 32), ("0bit", None)])
+def test_b_bit_codes_add_the_known_offset(codes, b_bits):
+    # Mean inner product P + (1 - P) 2**-b: measured against the wide codes
+    # (b_bits=32 or None: the collisions P) of the same hashes.
     x, y = _pairs()["overlapping"]
     X = np.vstack([x, y])
     k, b = 20000, 2
     seed = statistical_seed(13)
-    P = (MinMaxHasher(k, b_bits=None, random_state=seed).fit_transform(X)[0]
-         @ MinMaxHasher(k, b_bits=None, random_state=seed).fit_transform(X)[1].T)[0, 0]
-    Z = MinMaxHasher(k, b_bits=b, random_state=seed).fit_transform(X)
+    wide = MinMaxHasher(k, b_bits=b_bits, codes=codes, random_state=seed).fit_transform(X)
+    # Read off the codes: a product would transpose 2**32 k columns.
+    wide_codes = wide.indices.reshape(2, k)
+    P = np.mean(wide_codes[0] == wide_codes[1])
+    Z = MinMaxHasher(k, b_bits=b, codes=codes, random_state=seed).fit_transform(X)
     estimate = (Z[0] @ Z[1].T)[0, 0]
-    # Given the full collisions, each of the (1 - P) k others agrees with
+    # Given the wide collisions, each of the (1 - P) k others agrees with
     # probability 2**-b, independently.
     q = 2.0**-b
     se = np.sqrt((1 - P) * q * (1 - q) / k)
@@ -186,13 +422,14 @@ def _split(X):
     return split
 
 
-@pytest.mark.parametrize("b_bits", [None, 6])
-def test_gmm_is_min_max_on_the_split_rows(b_bits):
+@pytest.mark.parametrize("codes, b_bits", [("0bit", None), ("0bit", 6), ("full", 6)])
+def test_gmm_is_min_max_on_the_split_rows(codes, b_bits):
     rng = np.random.RandomState(8)
     X = rng.randn(6, 9) * (rng.rand(6, 9) < 0.7)
     X[2] = 0.0
-    gmm = MinMaxHasher(40, kernel="gmm", b_bits=b_bits, random_state=1).fit(X)
-    minmax = MinMaxHasher(40, b_bits=b_bits, random_state=1).fit(_split(X))
+    params = dict(b_bits=b_bits, codes=codes, random_state=1)
+    gmm = MinMaxHasher(40, kernel="gmm", **params).fit(X)
+    minmax = MinMaxHasher(40, **params).fit(_split(X))
     for form in (np.asarray, sp.csr_matrix):
         result = gmm.transform(form(X))
         expected = minmax.transform(sp.csr_matrix(_split(X)))
@@ -226,110 +463,30 @@ def test_negative_values_need_the_gmm_kernel():
         MinMaxHasher(8, kernel="gmm").fit(bad).transform(bad)
 
 
-def test_float32_and_float64_agree_on_most_codes():
-    # The same variables (drawn in float64, rounded for float32 data), the
-    # same samples but where float32 rounding breaks a near-tie.
-    rng = np.random.RandomState(6)
-    X = rng.rand(20, 30) * (rng.rand(20, 30) < 0.5)
-    hasher = MinMaxHasher(200, random_state=0).fit(X)
-    Z64, Z32 = hasher.transform(X), hasher.transform(X.astype(np.float32))
-    assert Z32.dtype == np.float32
-    assert np.mean(Z64.indices == Z32.indices) > 0.99
-
-
 @pytest.mark.statistical
 def test_sector_tfidf_estimates_the_exact_kernel(data_home):
-    # Real sparse rows (tf-idf of text): the 0-bit estimate with b = 8 is
-    # within Monte-Carlo error plus the known offset of the exact kernel,
-    # and Li's "small bias on real data" holds: below 0.01 on average.
+    # Real sparse rows (tf-idf of text): the full samples estimate the exact
+    # kernel within Monte-Carlo error; the 0-bit samples of the same hashes
+    # with Li's "small bias on real data": below 0.01 on average.
     from sklearn_sketch.datasets import load_sector
 
     require_data(data_home, "sector", "sector_tfidf.npz")
     X, _ = load_sector(data_home, subset="train", values="tfidf")
     X = X[:300:20]
     k = 4096
-    Z = MinMaxHasher(k, b_bits=None, random_state=statistical_seed(2)).fit_transform(X)
-    # The fraction of agreeing hashes, read off the codes (Z @ Z.T would
-    # transpose a matrix of k * 55197 columns).
-    codes = Z.indices.reshape(X.shape[0], k)
-    estimated = (codes[:, None, :] == codes[None, :, :]).mean(axis=2)
     K = min_max_kernel(X)
     off = ~np.eye(X.shape[0], dtype=bool)
-    bias = (estimated - K)[off]
+    seed = statistical_seed(2)
+    positions, t = icws(X.indices, X.data, X.indptr, seed, k, return_t=True)
+    features = X.indices[positions]
+    same_i = features[:, None, :] == features[None, :, :]
+    full = (same_i & (t[:, None, :] == t[None, :, :])).mean(axis=2)
+    zero_bit = same_i.mean(axis=2)
+    se = np.sqrt(K * (1 - K) / k)[off]
+    assert np.all(np.abs(full - K)[off] <= 4 * se + 1e-12)
+    bias = (zero_bit - K)[off]
     assert np.abs(bias).max() < 4 * np.sqrt(0.25 / k) + 0.02
     assert abs(bias.mean()) < 0.01
-
-
-def _exhaustive_icws(X, seed, n_hashes):
-    """Positions of the smallest float32 key over every entry, as documented.
-
-    The module's arithmetic (shifted ``ln a = r f + (ln c - r) + shift``, in
-    the data's dtype, then ``exp`` in float32, ties to the smaller index),
-    on all the entries of each row: no candidates, no tables, no blocks.
-    """
-    positions = []
-    for row in range(X.shape[0]):
-        first, last = X.indptr[row], X.indptr[row + 1]
-        if first == last:
-            continue
-        x, features = X.data[first:last], X.indices[first:last]
-        r, ln_c, beta = icws_variables(seed, features[:, None], np.arange(n_hashes), x.dtype)
-        log_x = np.log(x)[:, None]
-        y = log_x * np.reciprocal(r) + beta
-        y = (y - np.floor(y)) * r + (ln_c - r) + (log_x.max() - log_x)
-        with np.errstate(over="ignore"):
-            keys = np.exp(y.astype(np.float32))
-        positions.append(first + np.argmin(keys, axis=0))
-    return np.array(positions)
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_icws_minimum_over_candidates_is_the_minimum_over_all_entries(dtype):
-    # The bounds that skip most entries must never skip the minimum, tie
-    # breaks included: rows of equal values (every entry's bounds overlap),
-    # of a few distinct values (near-ties of ln a), of values spanning 60
-    # orders of magnitude (300 in float64, where the float32 bounds of the
-    # screening hold shifts of several hundred), a one-entry row, an empty
-    # row, and rows longer than a block of entries.
-    rng = np.random.RandomState(5)
-    span = 150 if dtype == np.float64 else 30
-    rows = [
-        np.ones(300),
-        rng.choice([1.0, 2.0, 3.0], 200),
-        10.0 ** rng.uniform(-30, 30, 150),
-        10.0 ** rng.uniform(-span, span, 120),
-        [4.5],
-        [],
-        rng.gamma(0.3, 1.0, 90) + 1e-3,
-    ]
-    X = sp.vstack([sp.csr_matrix(np.asarray(v, dtype=dtype)[None, :], shape=(1, 400))
-                   for v in rows]).tocsr()
-    X.sort_indices()
-    n_hashes = 60
-    positions = icws(X.indices, X.data, X.indptr, 77, n_hashes)
-    assert_array_equal(positions, _exhaustive_icws(X, 77, n_hashes))
-    long_row = sp.csr_matrix(rng.gamma(2.0, 1.0, (1, 70000)).astype(dtype))
-    assert_array_equal(
-        icws(long_row.indices, long_row.data, long_row.indptr, 3, 2),
-        _exhaustive_icws(long_row, 3, 2),
-    )
-
-
-def test_screening_keeps_entries_within_the_margin_of_their_rows_ceiling():
-    # The bounds are rounded (float32) and so are the keys: an entry whose
-    # rounded lower bound exceeds its row's smallest upper bound by less
-    # than a few rounding steps may still hold the smallest key, and must
-    # stay a candidate; one clearly above it is dropped. Rows are screened
-    # apart.
-    from sklearn_sketch.minwise._cws import _candidates
-
-    shifted = np.array([0.0, 0.0, 0.0, 2.0, 0.0], dtype=np.float32)
-    bounds = np.array(
-        [[0.0, 1.0], [1.0 + 2**-20, 3.0], [1.5, 2.0], [-3.0, -1.0], [0.5, 0.75]],
-        dtype=np.float32,
-    )
-    kept = _candidates(shifted, bounds, np.array([0, 3]), np.array([3, 2]))
-    assert kept.tolist() == [0, 1, 3, 4]
 
 
 def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
@@ -339,6 +496,7 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
     # the same 20 features with unrelated weights then agree on nearly every
     # bin, as their resemblance (1) would, while ICWS agrees at about their
     # min-max kernel. With a single bin, bin-wise CWS is one ICWS sample.
+    # Both are 0-bit schemes (the coordinate is compared).
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from bin_wise_cws import BinWiseMinMaxHasher
 
@@ -347,7 +505,7 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
     K = min_max_kernel(X)[0, 1]
 
     def agreement(cls, k, seed=0):
-        codes = cls(k, b_bits=None, random_state=seed).fit_transform(X).indices
+        codes = cls(k, b_bits=None, codes="0bit", random_state=seed).fit_transform(X).indices
         codes = codes.reshape(2, k)
         return np.mean(codes[0] == codes[1])
 

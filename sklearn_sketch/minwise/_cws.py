@@ -1,4 +1,4 @@
-"""Ioffe's improved consistent weighted sampling (ICWS), vectorized.
+"""Ioffe's improved consistent weighted sampling (ICWS), as a compiled kernel.
 
 For a nonnegative row ``x`` and one hash, every feature ``i`` with
 ``x_i > 0`` has three random variables, the same for every row:
@@ -13,50 +13,56 @@ With
 the sample is ``(i*, t*) = (argmin_i ln a_i, t_(i*))``, and two rows give the
 same sample with probability exactly their min-max kernel
 ``sum_i min(x_i, y_i) / sum_i max(x_i, y_i)`` (Ioffe 2010). The "0-bit"
-scheme keeps ``i*`` only (Li 2015).
+scheme keeps ``i*`` only (Li 2015), whose collision probability is larger.
 
 Since ``r_i (t_i - beta_i) = ln x_i - r_i f_i`` with ``f_i = y_i - t_i``, the
-code computes ``ln a_i = (ln c_i - r_i) - ln x_i + r_i f_i``: the same
+kernel computes ``ln a_i = ((ln c_i - r_i) - ln x_i) + r_i f_i``: the same
 number, without the cancellation of ``r_i t_i`` when ``|y_i|`` is large
-(huge or tiny ``x_i``, small ``r_i``). A row's argmin does not change when
-the same constant is subtracted from all its ``ln a_i``: the row's largest
-``ln x_i`` is, so the values compared stay near 1 whatever the row's scale.
-The argmin is taken on the values rounded to float32 and packed with the
-entry's position in one 64-bit key; values equal in float32 go to the
-smaller feature index. Every step is elementwise or a per-row minimum, so
-a row gives the same bits in any chunk of rows.
+(huge or tiny ``x_i``, small ``r_i``). Everything is float64, whatever the
+input's dtype: ``ln x`` of a float32 value is its exact float64 logarithm
+(rounded once), so rows scaled together by ``c`` have all their ``ln x_i``
+shifted by ``ln c`` alike, and float32 data give the samples of the same
+values in float64. The argmin goes to the first entry of a row (the smallest
+feature) on an exact tie. A row's samples depend on its own entries only,
+so a row gives the same samples in any chunk of rows.
 
-Work saved without changing a bit: per hash, the variables of each
-distinct feature of a chunk of rows are generated once and gathered by its
-entries; and since ``f_i`` lies in [0, 1], each entry's ``ln a_i`` lies
-between two bounds that need neither ``beta_i`` nor a logarithm per entry,
-so the full value is computed only for the entries whose lower bound does
-not exceed their row's smallest upper bound (the candidates).
+Work: the rows are taken by blocks of at most ``BLOCK_NNZ`` entries, of a
+size independent of the number of hashes and of rows, so that the cost per
+(entry, hash) is too. Hash by hash, the variables of each distinct feature
+of a block are generated once into a table read by its entries; then each
+entry's ``ln a`` is bounded below by ``(ln c - r) - ln x`` (``r f >= 0``),
+and computed in full only when that bound is below its row's smallest value
+so far, which gives the same minimum, bit for bit, as computing all of them.
 """
 
 import sys
 
+import numba
 import numpy as np
 
-from ..utils._counter_random import (
-    icws_counters,
-    icws_variables,
-    icws_variables_of_counters,
-)
+from ..utils._counter_random import icws_counters
+from ..utils._hashing import mix64, splitmix64
 from ._positions import MAX_CHUNK_NNZ, nnz_chunks
 
-_LOW32 = np.uint64(0xFFFFFFFF)
 # Halves of a uint64 key seen as two uint32: (low, high) on a little-endian
 # machine.
 _HIGH_HALF = 1 if sys.byteorder == "little" else 0
-# Entries bounded at once (for one hash): their temporaries (about 40 bytes
-# an entry) stay within a few MiB, and a whole chunk of the default budget
-# is one block (fewer, longer passes).
-MAX_PAIRS = 2**17
-# Entries whose lower bound exceeds their row's smallest upper bound by more
-# than this (in ``ln a``) cannot be the row's minimum, whatever the rounding
-# (see :func:`_candidates`).
-_MARGIN = 1e-3
+# Entries of a block: its entries (16 bytes each) and its table of variables
+# (32 bytes per distinct feature) stay within a core's cache, while the
+# table is read by enough entries that generating it is a small part of the
+# work.
+BLOCK_NNZ = 2**15
+# Streams (SplitMix64 words) per hash of the ICWS variables, as in
+# utils._counter_random.icws_variables.
+_ICWS_STREAMS = 3
+# Separates the stream of the sample keys from the variables' streams.
+_SAMPLE_KEY_SALT = 0x6A09E667F3BCC909
+_LOW32 = np.uint64(0xFFFFFFFF)
+_U32 = np.uint64(32)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_TWO_TO_MINUS_32 = 2.0**-32
+_TWO_TO_MINUS_64 = 2.0**-64
 
 
 def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
@@ -66,7 +72,8 @@ def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
     ----------
     indices, data, indptr : ndarray
         A CSR matrix with sorted indices (the features keying the random
-        variables), positive finite ``data`` and ``indptr[0] == 0``.
+        variables, non-negative), positive finite ``data`` (float32 or
+        float64) and ``indptr[0] == 0``.
     seed : int
         Key of the random variables.
     n_hashes : int
@@ -81,13 +88,63 @@ def icws(indices, data, indptr, seed, n_hashes, *, return_t=False):
     t : ndarray of shape (n_nonempty_rows, k), dtype int64
         ``t*``, only when ``return_t`` is True.
     """
-    positions = positions_by_chunks(
-        indices, data, indptr, n_hashes,
-        lambda *chunk, out: _chunk_positions(*chunk, seed, out),
-    )
-    if not return_t:
-        return positions
-    return positions, _t_of(indices, data, positions, seed)
+    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
+    shape = (int(nonempty_before[-1]), n_hashes)
+    positions = np.empty(shape, dtype=np.int64)
+    t = np.empty(shape, dtype=np.int64)
+    stream_seeds = icws_stream_seeds(seed, n_hashes)
+    for start, stop in nnz_chunks(indptr, BLOCK_NNZ):
+        first, last = int(indptr[start]), int(indptr[stop])
+        if first == last:
+            continue
+        rows = slice(nonempty_before[start], nonempty_before[stop])
+        block_indptr = indptr[start : stop + 1] - first
+        _block_samples(
+            indices[first:last], data[first:last], block_indptr, stream_seeds,
+            positions[rows], t[rows],
+        )
+        positions[rows] += first
+    return (positions, t) if return_t else positions
+
+
+def icws_stream_seeds(seed, n_hashes):
+    """Seeds of the three SplitMix64 streams of each hash, shape (k, 3), uint64.
+
+    Those of :func:`~sklearn_sketch.utils._counter_random.icws_variables`:
+    outputs ``3 j``, ``3 j + 1`` and ``3 j + 2`` of the stream of ``seed``.
+    """
+    counters = np.arange(1, _ICWS_STREAMS * n_hashes + 1, dtype=np.uint64)
+    return splitmix64(seed, counters).reshape(n_hashes, _ICWS_STREAMS)
+
+
+def sample_keys(features, t, seed):
+    """32-bit keys of full samples ``(features, t)``, as uint64.
+
+    ``mix64(splitmix64(seed ^ salt, feature + 1) ^ t) >> 32``: a stream of
+    its own, well mixed. For one feature, two different ``t`` give different
+    64-bit words (``mix64`` is a bijection), so two different samples share
+    a key with probability about ``2**-32``, and equal samples always do.
+
+    Parameters
+    ----------
+    features : ndarray of non-negative int
+        ``i*`` (the key of the sampled coordinate).
+    t : ndarray of int64, same shape
+        ``t*``, of any sign and size.
+    seed : int
+        A 64-bit key.
+
+    Returns
+    -------
+    keys : ndarray of uint64, values below ``2**32``
+    """
+    words = np.asarray(features).astype(np.uint64)
+    words += np.uint64(1)
+    splitmix64(seed ^ _SAMPLE_KEY_SALT, words)
+    words ^= np.ascontiguousarray(t, dtype=np.int64).view(np.uint64)
+    mix64(words)
+    words >>= _U32
+    return words
 
 
 def positions_by_chunks(indices, data, indptr, n_columns, fill, max_rows=None):
@@ -97,7 +154,7 @@ def positions_by_chunks(indices, data, indptr, n_columns, fill, max_rows=None):
     chunk of at most ``MAX_CHUNK_NNZ`` entries (``indptr[0] == 0``) into
     ``out``, of shape (n_nonempty_rows_of_the_chunk, n_columns); they are
     offset here to positions in ``indices``. ``max_rows`` also bounds the
-    rows of a chunk.
+    rows of a chunk. (The loop of the bin-wise CWS of the benchmarks.)
 
     Returns
     -------
@@ -129,147 +186,86 @@ def packed_keys(high, low):
     return keys
 
 
-def _chunk_positions(indices, data, indptr, seed, out):
-    """:func:`icws` positions within one chunk of fewer than ``2**32`` entries.
+def _block_samples(indices, data, indptr, stream_seeds, positions, t):
+    """Samples of the nonempty rows of one block (``indptr[0] == 0``), in place.
 
-    Written into ``out``, of shape (n_nonempty_rows, k). Hash by hash, the
-    variables of each distinct feature of the chunk are computed once and
-    gathered by its entries (unless there are about as many features as
-    entries: then they are computed for the entries), and each row's
-    minimum is found by blocks of rows among a few candidates
-    (:func:`_candidates`).
+    The block's distinct features get one row each of the table of
+    variables; ``ln x`` is taken in float64.
     """
     lengths = np.diff(indptr)
     nonempty = lengths > 0
-    if not nonempty.any():
-        return out
-    log_x = np.log(data)
-    # ln a_i minus the row's largest ln x_i (see the module's docstring).
-    peaks = np.maximum.reduceat(log_x, indptr[:-1][nonempty])
-    shifted = np.repeat(peaks, lengths[nonempty])
-    shifted -= log_x
-    # The bounds are compared in float32 (half the traffic; see _candidates).
-    shifted32 = shifted.astype(np.float32, copy=False)
+    starts = indptr[:-1][nonempty].astype(np.intp)
+    ends = indptr[1:][nonempty].astype(np.intp)
     features, inverse = np.unique(indices, return_inverse=True)
-    if features.size * 2 >= indices.size:
-        features, inverse = indices, np.arange(indices.size)
-    counters = icws_counters(features)
-    blocks = _row_blocks(indptr, nonempty)
-    for hash_ in range(out.shape[1]):
-        variables, bounds = _variables(seed, counters, hash_, data.dtype)
-        for begin, end, rows, starts, row_lengths in blocks:
-            block = slice(begin, end)
-            block_features = inverse[block]
-            candidates = _candidates(
-                shifted32[block], bounds.take(block_features, axis=0), starts, row_lengths
-            )
-            keys = _sort_keys(
-                log_x[block][candidates], shifted[block][candidates],
-                variables.take(block_features[candidates], axis=0),
-                candidates.astype(np.uint32),
-            )
-            minima = np.minimum.reduceat(keys, np.searchsorted(candidates, starts))
-            minima &= _LOW32  # the positions, below 2**32: exact as int64
-            np.add(minima.view(np.int64), begin, out=out[rows, hash_])
-    return out
+    log_x = np.log(data, dtype=np.float64)
+    _icws_kernel(
+        log_x, inverse.astype(np.intp, copy=False).ravel(), starts, ends,
+        icws_counters(features), stream_seeds, positions, t,
+    )
 
 
-def _row_blocks(indptr, nonempty):
-    """The nonempty blocks of rows of about ``MAX_PAIRS`` entries.
+@numba.njit(nogil=True, cache=True)
+def _icws_kernel(log_x, inverse, starts, ends, counters, stream_seeds, positions, t):
+    """``i*`` (position in the block) and ``t*`` of each row and hash.
 
-    ``(begin, end, rows, starts, lengths)``: entries ``begin:end``, rows
-    ``rows`` of the output, and the starts (within the block) and lengths of
-    its nonempty rows.
+    ``inverse[e]`` is the row of entry ``e``'s feature in the table of
+    variables, ``counters`` the features' counters. An entry whose lower
+    bound ``(ln c - r) - ln x`` is not below its row's smallest ``ln a`` so
+    far cannot be the (first) minimum: ``r f >= 0`` is added to it.
     """
-    nonempty_before = np.concatenate([[0], np.cumsum(nonempty)])
-    blocks = []
-    for start, stop in nnz_chunks(indptr, max_nnz=MAX_PAIRS):
-        begin, end = int(indptr[start]), int(indptr[stop])
-        if begin < end:
-            rows = slice(nonempty_before[start], nonempty_before[stop])
-            kept = nonempty[start:stop]
-            starts = indptr[start:stop][kept] - begin
-            lengths = np.diff(indptr[start : stop + 1])[kept]
-            blocks.append((begin, end, rows, starts, lengths))
-    return blocks
+    table = np.empty((counters.size, 4))
+    for j in range(stream_seeds.shape[0]):
+        _fill_table(counters, stream_seeds[j], table)
+        for row in range(starts.size):
+            best = np.inf
+            best_entry = starts[row]
+            best_t = 0.0
+            for entry in range(starts[row], ends[row]):
+                feature = inverse[entry]
+                low = table[feature, 2] - log_x[entry]
+                if low >= best:
+                    continue
+                y = log_x[entry] * table[feature, 1] + table[feature, 3]
+                floor_y = np.floor(y)
+                value = low + table[feature, 0] * (y - floor_y)
+                if value < best:
+                    best = value
+                    best_entry = entry
+                    best_t = floor_y
+            positions[row, j] = best_entry
+            t[row, j] = np.int64(best_t)
 
 
-def _variables(seed, counters, hash_, dtype):
-    """The variables of some features (given by ``counters``) for one hash.
+@numba.njit(nogil=True, cache=True)
+def _fill_table(counters, seeds, table):
+    """``r``, ``1 / r``, ``ln c - r`` and ``beta`` of each feature, for one hash.
 
-    Returns ``variables``, of shape (n_features, 4): ``1 / r``, ``beta``,
-    ``r`` and ``ln c - r``, and ``bounds``, of shape (n_features, 2): ``ln c
-    - r`` and ``(ln c - r) + r`` rounded to float32, so that one gather of
-    rows moves each.
+    The values of :func:`~sklearn_sketch.utils._counter_random.icws_variables`
+    in float64: word ``s`` of a feature is ``mix64(counter + seeds[s])``;
+    ``r`` and ``c`` are ``-ln(u v)`` of the uniforms ``u, v`` of the two
+    halves of words 0 and 1, ``beta`` the low half of word 2 over ``2**32``.
     """
-    r, ln_c, beta = icws_variables_of_counters(seed, counters, np.array([hash_]), dtype)
-    variables = np.empty((counters.size, 4), dtype=dtype)
-    np.reciprocal(r, out=variables[:, 0])
-    variables[:, 1] = beta
-    variables[:, 2] = r
-    np.subtract(ln_c, r, out=variables[:, 3])
-    bounds = np.empty((counters.size, 2), dtype=np.float32)
-    bounds[:, 0] = variables[:, 3]
-    np.add(variables[:, 3], r, out=bounds[:, 1], casting="same_kind")
-    return variables, bounds
+    for feature in range(counters.size):
+        r = -np.log(_uniform_product(_mix64(counters[feature] + seeds[0])))
+        c = -np.log(_uniform_product(_mix64(counters[feature] + seeds[1])))
+        beta_bits = _mix64(counters[feature] + seeds[2]) & _LOW32
+        table[feature, 0] = r
+        table[feature, 1] = 1.0 / r
+        table[feature, 2] = np.log(c) - r
+        table[feature, 3] = np.float64(beta_bits) * _TWO_TO_MINUS_32
 
 
-def _candidates(shifted, bounds, starts, lengths):
-    """Positions of the entries of a block that may hold their row's smallest key.
-
-    ``bounds``: ``ln c - r`` and ``(ln c - r) + r`` of each entry, and
-    ``shifted`` its shift, all float32. The shifted ``ln a = r f + (ln c -
-    r) + shift`` of an entry, with the fraction ``f`` in [0, 1], lies
-    between ``low = (ln c - r) + shift`` and ``high = ((ln c - r) + r) +
-    shift``, and so does its rounded value (rounding is monotonic). Only the
-    entries whose ``low`` is at most the row's smallest ``high`` plus
-    ``_MARGIN`` are kept: any other has a larger float32 ``a`` than the
-    entry of that ``high``, since the values compared lie between -70 and 4
-    (:func:`_sort_keys`), where ``_MARGIN`` is over a hundred float32 steps
-    (and a relative change of ``a`` far above float32's). The float32
-    rounding of the bounds moves them by a few float32 steps of values below
-    80 in magnitude wherever the comparison is close (an entry whose shift
-    exceeds 75 has ``low`` above 5, beyond every row's smallest ``high``),
-    well within the margin. The minimum over the candidates is the minimum
-    over all the entries, bit for bit, for a fraction of the work.
-    """
-    low = np.add(bounds[:, 0], shifted)
-    high = np.add(bounds[:, 1], shifted)
-    ceilings = np.minimum.reduceat(high, starts)
-    ceilings += _MARGIN
-    return np.flatnonzero(low <= np.repeat(ceilings, lengths))
+@numba.njit(nogil=True, cache=True)
+def _uniform_product(word):
+    """``u v``, ``u, v = (h + 1/2) 2**-32`` of the halves ``h`` of ``word``."""
+    low = np.float64(word & _LOW32) + 0.5
+    high = np.float64(word >> _U32) + 0.5
+    return low * high * _TWO_TO_MINUS_64
 
 
-def _sort_keys(log_x, shifted, variables, positions):
-    """``a`` (shifted) of entries, as order-preserving uint64 keys.
-
-    ``variables`` from :func:`_variables`, one row per entry. The high 32
-    bits of each key hold the bits of the float32 value of ``a = exp(ln
-    a)``, positive, so that unsigned order is numeric order; the low 32 bits
-    hold the entry's position. The shifted ``ln a`` of a row's minimum lies
-    between -70 and 4 (the largest ``x_i`` has shift 0, and the Gamma
-    variables from 32-bit uniforms lie between 2e-10 and 46), where ``exp``
-    neither underflows nor overflows in float32; larger values of other
-    entries, even infinite, are never the minimum.
-    """
-    inverse_r, beta, r, ln_c_minus_r = variables.T
-    y = log_x * inverse_r
-    y += beta
-    t = np.floor(y)
-    y -= t  # the fraction f
-    y *= r
-    y += ln_c_minus_r
-    y += shifted
-    values = y.astype(np.float32, copy=False)
-    with np.errstate(over="ignore"):
-        np.exp(values, out=values)
-    return packed_keys(values.view(np.uint32), positions)
-
-
-def _t_of(indices, data, positions, seed):
-    """``t*`` of the samples at ``positions``: ``floor(ln x / r + beta)`` there."""
-    hashes = np.arange(positions.shape[1])
-    r, _, beta = icws_variables(seed, indices[positions], hashes, data.dtype)
-    y = np.log(data[positions]) / r
-    y += beta
-    return np.floor(y).astype(np.int64)
+@numba.njit(nogil=True, cache=True)
+def _mix64(z):
+    """SplitMix64's finalizer (``utils._hashing.mix64``) of one uint64."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))

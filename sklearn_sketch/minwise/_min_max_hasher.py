@@ -8,26 +8,29 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_non_negative
 
 from .._base import BaseSketch
-from ..utils._chunking import check_allocation
+from ..utils._chunking import HASHING_CHUNK_MIB, check_allocation
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift
 from ..utils._sparse import gather
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
-from ._cws import MAX_PAIRS, icws
+from ._cws import BLOCK_NNZ, icws, sample_keys
 from ._one_hot import (
     OneHotOutputMixin,
     output_indptr,
     write_codes,
 )
 
-# Temporaries of transform per row and hash (positions, locations, codes
-# and values), per row, and per stored entry of the chunk's input (logs,
-# shifts, features and their table); the (entry, hash) pairs are computed
-# by blocks of at most MAX_PAIRS whatever the chunk.
-_BYTES_PER_ROW_AND_HASH = 40
+# Temporaries of transform per row and hash (positions, t, features, sample
+# keys, codes and values), per row, and per stored entry of the chunk's
+# input ("gmm": the split keys and weights); the samples are drawn by blocks
+# of at most BLOCK_NNZ entries (logs, table of variables, distinct
+# features), whatever the chunk.
+_BYTES_PER_ROW_AND_HASH = 56
 _BYTES_PER_ROW = 256
-_BYTES_PER_PAIR = 80
-_BYTES_PER_ENTRY = 96
+_BYTES_PER_BLOCK_ENTRY = 96
+_BYTES_PER_ENTRY = 32
+# Largest code of a full sample (sample_keys): 32 bits.
+_SAMPLE_KEY_RANGE = 2**32
 
 
 class MinMaxHasher(OneHotOutputMixin, BaseSketch):
@@ -39,14 +42,20 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     the weighted version of the resemblance (Jaccard) of sets. Each of the
     ``k = n_components`` hashes draws, by Ioffe's improved consistent
-    weighted sampling (ICWS), a coordinate ``i*(x)`` of the row; Li's
-    "0-bit" scheme keeps only that coordinate, whose collision probability
-    ``P[i*(x) = i*(y)]`` is close to ``K_MM(x, y)`` (the full sample
-    ``(i*, t*)`` collides with probability exactly ``K_MM``). The output
-    row has one block per hash with a single nonzero ``1 / sqrt(k)`` at the
-    b-bit code of ``i*(x)``, so inner products of output rows are the
-    fraction of hashes whose codes agree, and a linear model on them
-    approximates the min-max kernel machine.
+    weighted sampling (ICWS), a sample ``(i*(x), t*(x))`` of the row: a
+    coordinate and an integer level. Two rows draw the same sample with
+    probability exactly ``K_MM(x, y)``. The output row has one block per
+    hash with a single nonzero ``1 / sqrt(k)`` at the b-bit code of the
+    sample, so inner products of output rows are the fraction of hashes
+    whose codes agree, and a linear model on them approximates the min-max
+    kernel machine.
+
+    With ``codes="0bit"`` (Li's 0-bit CWS) the code is that of ``i*`` alone.
+    Its collision probability ``P[i*(x) = i*(y)]`` is at least ``K_MM`` and
+    not equal to it: close when the rows differ in which coordinates carry
+    their weight, far above it when they differ by scale (a row and its
+    multiple share every ``i*`` much more often than the kernel says). The
+    user guide measures the difference.
 
     With ``kernel="gmm"`` (generalized min-max) each coordinate is split into
     its positive and negative parts, ``x~ = [max(x, 0), max(-x, 0)]``, and
@@ -61,9 +70,15 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         output row.
 
     b_bits : int or None, default=8
-        Bits of the code of each sampled coordinate, between 1 and 32: a
-        block is ``2**b_bits`` wide. ``None`` keeps the coordinate itself
-        (blocks of width ``n_features_in_``, twice that for "gmm").
+        Bits of the code of each sample, between 1 and 32: a block is
+        ``2**b_bits`` wide. ``None`` keeps the sampled coordinate itself
+        (blocks of width ``n_features_in_``, twice that for "gmm"), which
+        only the 0-bit scheme can: it needs ``codes="0bit"``.
+
+    codes : {"full", "0bit"}, default="full"
+        What is coded. "full": the whole sample ``(i*, t*)``, whose
+        collision probability is the kernel. "0bit": the coordinate ``i*``
+        only (Li 2015), whose collision probability is above the kernel.
 
     kernel : {"minmax", "gmm"}, default="minmax"
         "minmax" needs nonnegative data; "gmm" accepts any real data.
@@ -80,7 +95,8 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     ----------
     hash_seed_ : int
         Key of the counter-based generator of the per-(hash, feature)
-        variables of ICWS: nothing is stored per feature.
+        variables of ICWS, and of the keys of the full samples: nothing is
+        stored per feature.
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
         Hash of each block's b-bit code (when ``b_bits`` is set).
@@ -101,18 +117,19 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     Notes
     -----
-    Writing ``P`` for the collision probability of ``i*``, the inner product
-    of two output rows has mean ``P + (1 - P) 2**-b`` (two different
-    coordinates share a code with probability ``2**-b``; with
-    ``b_bits=None``, ``P`` exactly) and variance at most ``1 / (4 k)``. The
-    0-bit probability ``P`` is at least ``K_MM`` and not equal to it: the
-    difference is small on real data (Li, 2015), can reach a few hundredths
-    on short dense rows, and is largest for rows that differ mostly by scale
-    (about 0.1 for a row and 2.5 times it). Neither offset is corrected.
+    Writing ``P`` for the collision probability of what is coded (``K_MM``
+    for "full" codes), the inner product of two output rows has mean
+    ``P + (1 - P) 2**-b`` and variance at most ``1 / (4 k)``. Two different
+    coordinates ("0bit") share a code with probability ``2**-b``; two
+    different full samples are first hashed to 32-bit keys, which two
+    different samples share with probability about ``2**-32``, and then
+    coded. With ``b_bits=None`` ("0bit" only) the mean is ``P``. The offset
+    is not corrected.
 
     The kernel does not change when both rows are scaled by the same factor,
     but does when one is (a row and its double have kernel 1/2): the rows
-    are hashed as given, not normalized.
+    are hashed as given, not normalized. The logarithms of the values are
+    taken in float64 for float32 input too.
 
     The cost is ``O(nnz * k)``: every stored entry is hashed by every hash,
     and the random variables are generated, not stored.
@@ -132,19 +149,20 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     >>> import numpy as np
     >>> from sklearn_sketch import MinMaxHasher
     >>> from sklearn_sketch.metrics import min_max_kernel
-    >>> X = np.array([[1.0, 2.0, 0.0, 3.0], [1.0, 0.0, 0.0, 3.0], [0.0, 0.0, 4.0, 0.0]])
+    >>> X = np.array([[1.0, 2.0, 0.0, 3.0], [1.0, 0.0, 0.0, 3.0], [2.0, 4.0, 0.0, 6.0]])
     >>> hasher = MinMaxHasher(n_components=2048, random_state=0)
     >>> X_hashed = hasher.fit_transform(X)
     >>> X_hashed.shape, X_hashed.nnz
     ((3, 524288), 6144)
     >>> estimate = (X_hashed @ X_hashed.T).toarray()
-    >>> bool(np.allclose(estimate, min_max_kernel(X), atol=0.1))
+    >>> bool(np.allclose(estimate, min_max_kernel(X), atol=0.05))
     True
     """
 
     _parameter_constraints: dict = {
         "n_components": [positive_int()],
         "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
+        "codes": [StrOptions({"full", "0bit"})],
         "kernel": [StrOptions({"minmax", "gmm"})],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
@@ -152,22 +170,30 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
 
     def __init__(
-        self, n_components=256, *, b_bits=8, kernel="minmax", random_state=None,
-        n_jobs=None,
+        self, n_components=256, *, b_bits=8, codes="full", kernel="minmax",
+        random_state=None, n_jobs=None,
     ):
         self.n_components = n_components
         self.b_bits = b_bits
+        self.codes = codes
         self.kernel = kernel
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _fit(self, X):
         """Draw the key of the variables and the code hashes; X is only checked."""
+        if self.b_bits is None and self.codes == "full":
+            raise ValueError(
+                "b_bits=None codes the sampled coordinate itself, which is the 0-bit "
+                "scheme: use codes='0bit', or a b_bits of at most 32 with the full "
+                "codes (b_bits=32: two different samples share a code with "
+                "probability about 2**-31)."
+            )
         self._check_values(X)
         k = self.n_components
         check_allocation(
             64 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
-            + _BYTES_PER_PAIR * MAX_PAIRS,
+            + _BYTES_PER_BLOCK_ENTRY * BLOCK_NNZ,
             f"MinMaxHasher with n_components={k} (its hashes and the transform "
             f"of one row)",
         )
@@ -223,10 +249,15 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         return _BYTES_PER_ROW_AND_HASH * self.n_components + _BYTES_PER_ROW
 
     def _input_bytes_per_row(self, X):
-        # Per-entry temporaries (logs, shifts, the features' counters and
-        # their table of variables, at most one feature per entry).
         nnz_per_row = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
         return self._bytes_per_row(X.dtype) + int(_BYTES_PER_ENTRY * nnz_per_row)
+
+    def _chunk_budget_mib(self, n_jobs):
+        # Chunks are large, shared by the jobs: the samples are drawn by
+        # blocks of BLOCK_NNZ entries, and a chunk of fewer entries (many
+        # hashes make its rows few under a small budget) generates the
+        # variables of its features for fewer entries each.
+        return HASHING_CHUNK_MIB / n_jobs
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""
@@ -234,19 +265,29 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         nonempty = np.diff(X.indptr) > 0
         indptr = output_indptr(nonempty, k, self._block_width)
         keys, weights = self._weighted_keys(X)
-        positions = self._positions(keys, weights, X.indptr)
-        codes = np.empty(positions.shape, dtype=indptr.dtype)
+        samples = self._sample_keys(keys, weights, X.indptr)
+        codes = np.empty(samples.shape, dtype=indptr.dtype)
+        n_keys = self._n_keys if self.codes == "0bit" else _SAMPLE_KEY_RANGE
         write_codes(
-            gather(keys, positions), self.bucket_coefficients_, self.b_bits,
-            self._block_width, self._n_keys, codes,
+            samples, self.bucket_coefficients_, self.b_bits, self._block_width,
+            n_keys, codes,
         )
         values = np.full(codes.size, 1.0 / np.sqrt(k), dtype=X.dtype)
         return sp.csr_matrix(
             (values, codes.ravel(), indptr), shape=(X.shape[0], self._n_features_out)
         )
 
+    def _sample_keys(self, keys, weights, indptr):
+        """What is coded, per nonempty row and hash: ``i*`` or a key of ``(i*, t*)``."""
+        if self.codes == "0bit":
+            return gather(keys, self._positions(keys, weights, indptr))
+        positions, t = icws(
+            keys, weights, indptr, self.hash_seed_, self.n_components, return_t=True
+        )
+        return sample_keys(gather(keys, positions), t, self.hash_seed_)
+
     def _positions(self, keys, weights, indptr):
-        """Position in ``keys`` of the sample of each nonempty row and hash."""
+        """Position in ``keys`` of ``i*`` for each nonempty row and hash."""
         return icws(keys, weights, indptr, self.hash_seed_, self.n_components)
 
     def _weighted_keys(self, X):
