@@ -5,6 +5,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation, single_threaded_blas
@@ -343,6 +344,12 @@ class OrthogonalRBFSampler(BaseSketch):
         ``method="orf"`` only: the frequencies ``W``, ``sqrt(2 gamma_)``
         included, with ``n_frequencies = (n_components + 1) // 2``.
 
+    The structured diagonals below (``signs_``, ``permutations_``,
+    ``gaussian_``, ``scales_``) are not stored: each access, and each
+    ``transform`` call, draws them again from the generator's state saved at
+    ``fit``, the same numbers every time, so that the fitted state stays a
+    few KiB whatever the input width.
+
     signs_ : ndarray of dtype int8
         ``method="sorf"``: the diagonals ``D1, D2, D3`` of every block, of
         shape (3, n_blocks, `input_width_`); ``method="fastfood"``: ``B``, of
@@ -443,22 +450,56 @@ class OrthogonalRBFSampler(BaseSketch):
             float(random_state.uniform(0, 2 * np.pi)) if self.n_components % 2 else 0.0
         )
         self._n_features_out = self.n_components
-        root = np.sqrt(2.0 * self.gamma_)
-        width, n_blocks = self.input_width_, self._n_blocks()
         if self.method == "orf":
-            self.random_weights_ = draw_orf(random_state, width, self._n_frequencies)
-            self.random_weights_ *= root
-            return
-        if self.method == "sorf":
-            self.signs_, self.scales_ = draw_sorf(random_state, width, n_blocks)
-        else:
-            self.signs_, self.permutations_, self.gaussian_, self.scales_ = draw_fastfood(
-                random_state, width, n_blocks
+            self.random_weights_ = draw_orf(
+                random_state, self.input_width_, self._n_frequencies
             )
-        self.scales_ *= root
+            self.random_weights_ *= np.sqrt(2.0 * self.gamma_)
+            return
+        # SORF's and Fastfood's diagonals are O(width) to draw again: the
+        # fitted state keeps the generator's state before their draw (a few
+        # KiB), not the diagonals (tens of KiB for hashed wide input).
+        self._diagonals_draw = random_state.get_state()
+
+    def _diagonals(self):
+        """SORF's ``(signs, scales)`` or Fastfood's ``(signs, permutations,
+        gaussian, scales)``, drawn again from the state saved at fit, the same
+        numbers as then, ``sqrt(2 gamma_)`` included in the scales."""
+        check_is_fitted(self)
+        if self.method == "orf":
+            raise AttributeError("method='orf' has no structured diagonals.")
+        random_state = np.random.RandomState()
+        random_state.set_state(self._diagonals_draw)
+        draw = draw_sorf if self.method == "sorf" else draw_fastfood
+        *diagonals, scales = draw(random_state, self.input_width_, self._n_blocks())
+        scales *= np.sqrt(2.0 * self.gamma_)
+        return (*diagonals, scales)
+
+    @property
+    def signs_(self):
+        return self._diagonals()[0]
+
+    @property
+    def permutations_(self):
+        if self.method != "fastfood":
+            raise AttributeError("Only method='fastfood' has permutations_.")
+        return self._diagonals()[1]
+
+    @property
+    def gaussian_(self):
+        if self.method != "fastfood":
+            raise AttributeError("Only method='fastfood' has gaussian_.")
+        return self._diagonals()[2]
+
+    @property
+    def scales_(self):
+        return self._diagonals()[-1]
 
     def _state_bytes(self):
-        """Bytes of the fitted state and its per-call copy in the input dtype."""
+        """Bytes of the frequencies and their per-call copy in the input dtype.
+
+        SORF's and Fastfood's are drawn again in each transform call, not kept.
+        """
         if self.method == "orf":
             return 16 * self.input_width_ * self._n_frequencies
         return 48 * self._n_blocks() * self.input_width_
@@ -484,11 +525,13 @@ class OrthogonalRBFSampler(BaseSketch):
             if self.method == "orf":
                 state = (self.random_weights_.astype(dtype),)
             elif self.method == "sorf":
-                state = self.signs_.astype(dtype), self.scales_.astype(dtype)
+                signs, scales = self._diagonals()
+                state = signs.astype(dtype), scales.astype(dtype)
             else:
+                signs, permutations, gaussian, scales = self._diagonals()
                 state = (
-                    self.signs_.astype(dtype), self.permutations_,
-                    self.gaussian_.astype(dtype), self.scales_.astype(dtype),
+                    signs.astype(dtype), permutations,
+                    gaussian.astype(dtype), scales.astype(dtype),
                 )
         # A large gamma_ (say gamma="scale" of tiny values) can put the
         # frequencies beyond float32.
