@@ -161,7 +161,7 @@ def _run_steps(steps):
     step in its thread; every thread stays alive until all steps are done."""
     n_threads = 1 + max(thread for thread, _ in steps)
     turns = [threading.Event() for _ in steps]
-    done, seen, errors = threading.Event(), [], []
+    finished, done, seen, errors = threading.Event(), threading.Event(), [], []
 
     def work(me):
         contexts = []
@@ -178,16 +178,18 @@ def _run_steps(steps):
                 seen.append(_blas_threads())
                 if index + 1 < len(turns):
                     turns[index + 1].set()
+                else:
+                    finished.set()
             done.wait()
         except Exception as error:  # pragma: no cover - reported below
             errors.append(error)
-            done.set()
+            finished.set()
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(n_threads)]
     for thread in threads:
         thread.start()
     turns[0].set()
-    turns[-1].wait(timeout=60)
+    finished.wait(timeout=60)
     after = _blas_threads()
     done.set()
     for thread in threads:
