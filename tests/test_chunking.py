@@ -20,7 +20,11 @@ from conftest import make_estimator
 from sklearn import config_context, get_config
 from threadpoolctl import threadpool_info
 
-from sklearn_sketch.utils._chunking import _run_in_threads, parallel_row_chunks
+from sklearn_sketch.utils._chunking import (
+    _run_in_threads,
+    parallel_row_chunks,
+    single_threaded_blas,
+)
 
 MIB = 2**20
 # The chunk budget: scikit-learn's working_memory, below every estimator's
@@ -143,3 +147,124 @@ def test_run_in_threads_raises_a_chunks_error_and_restores_blas():
     with pytest.raises(ValueError, match="chunk 3 failed"):
         _run_in_threads(function, [slice(i, i + 1) for i in range(8)], 2)
     assert [p["num_threads"] for p in threadpool_info()] == before
+
+
+# -- the process-wide BLAS limit -------------------------------------------------
+
+
+def _blas_threads():
+    return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+
+def _run_steps(steps):
+    """Run ``steps`` (thread index, "enter" or "leave") in that order, each
+    step in its thread; every thread stays alive until all steps are done."""
+    n_threads = 1 + max(thread for thread, _ in steps)
+    turns = [threading.Event() for _ in steps]
+    finished, done, seen, errors = threading.Event(), threading.Event(), [], []
+
+    def work(me):
+        contexts = []
+        try:
+            for index, (thread, action) in enumerate(steps):
+                if thread != me:
+                    continue
+                turns[index].wait()
+                if action == "enter":
+                    contexts.append(single_threaded_blas())
+                    contexts[-1].__enter__()
+                else:
+                    contexts.pop().__exit__(None, None, None)
+                seen.append(_blas_threads())
+                if index + 1 < len(turns):
+                    turns[index + 1].set()
+                else:
+                    finished.set()
+            done.wait()
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+            finished.set()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n_threads)]
+    for thread in threads:
+        thread.start()
+    turns[0].set()
+    finished.wait(timeout=60)
+    after = _blas_threads()
+    done.set()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    return seen, after
+
+
+ORDERS = {
+    # The first to enter leaves first, while still alive: the restore falls
+    # to another thread (threadpoolctl 3.8 dropped it, BLAS stayed on one
+    # thread for good).
+    "first-leaves-first": [(0, "enter"), (1, "enter"), (0, "leave"), (1, "leave")],
+    "nested-in-one-thread": [(0, "enter"), (0, "enter"), (0, "leave"), (0, "leave")],
+    "overlapping-chains": [
+        (0, "enter"), (1, "enter"), (0, "leave"), (2, "enter"), (1, "leave"),
+        (0, "enter"), (2, "leave"), (0, "leave"),
+    ],
+    "last-in-first-out": [(0, "enter"), (1, "enter"), (2, "enter"),
+                          (2, "leave"), (1, "leave"), (0, "leave")],
+    "separate-windows": [(1, "enter"), (1, "leave"), (0, "enter"), (2, "enter"),
+                         (0, "leave"), (2, "leave")],
+}
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_blas_limiter_lowers_while_any_caller_is_inside_and_restores_after_the_last(order):
+    """The rule: BLAS runs on one thread exactly while some caller is inside,
+    and the limits found by the first to enter are back when the last
+    leaves, whatever threads enter and leave in whatever order."""
+    steps = ORDERS[order]
+    before = _blas_threads()
+    seen, after = _run_steps(steps)
+    inside = 0
+    for (_, action), limits in zip(steps, seen):
+        inside += 1 if action == "enter" else -1
+        assert limits == (([1] * len(before)) if inside else before), (order, seen)
+    assert after == before
+    # And a later caller can still lower and restore them.
+    with single_threaded_blas():
+        assert all(n == 1 for n in _blas_threads())
+    assert _blas_threads() == before
+
+
+STRESS_NAMES = [
+    "TensorSketch", "OrthogonalRBFSampler-orf", "OrthogonalRBFSampler-sorf",
+    "KernelJL-rbf", "MaclaurinSketch-tree", "MinMaxHasher-minmax",
+]
+
+
+def test_concurrent_parallel_transforms_of_several_estimators_keep_the_blas_limits():
+    """Many user threads transform at once with ``n_jobs=2``, across several
+    estimators, some in one chunk and some in many; after each round the
+    process's limits (BLAS and OpenMP) are those before."""
+    X = np.random.RandomState(0).rand(300, 12)
+    estimators = [make_estimator(name, n_jobs=2).fit(X) for name in STRESS_NAMES]
+    before = [(p["filepath"], p["num_threads"]) for p in threadpool_info()]
+    for repeat in range(4):
+        barrier, errors = threading.Barrier(6), []
+
+        def work(me):
+            try:
+                barrier.wait()
+                for call in range(6):
+                    memory = 0.02 if (me + call) % 3 else 64  # many chunks, or one
+                    with config_context(working_memory=memory):
+                        estimators[(me + call) % len(estimators)].transform(X)
+            except Exception as error:  # pragma: no cover - reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors
+        after = [(p["filepath"], p["num_threads"]) for p in threadpool_info()]
+        assert after == before, repeat

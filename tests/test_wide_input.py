@@ -1,4 +1,5 @@
-"""Very wide sparse input and impossible sizes, for every polynomial sketch.
+"""Very wide sparse input and impossible sizes, for every polynomial sketch;
+the fitted state on very wide input, for every estimator.
 
 The rules (issue 14): a sketch's cost and fitted state follow the input's
 nonzeros and ``n_components * degree``, never ``n_features``, so a CSR of
@@ -15,7 +16,13 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_estimator, registry_names, statistical_seeds
+from conftest import (
+    ESTIMATOR_REGISTRY,
+    legal_input,
+    make_estimator,
+    registry_names,
+    statistical_seeds,
+)
 from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.preprocessing import normalize
@@ -148,3 +155,80 @@ def test_large_but_possible_size_is_not_refused(name, machine_of_16_gib):
     X = np.random.RandomState(0).rand(3, 12)
     Z = make_estimator(name, n_components=2**17, degree=3, coef0=1.0).fit_transform(X)
     assert Z.shape == (3, 2**17) and np.all(np.isfinite(Z))
+
+
+# -- every estimator: the fitted state on wide input ---------------------------------
+
+# The README's bound on the fitted state (pickled) of every estimator on a CSR
+# of 2**31 columns, but OrthogonalRBFSampler(method="orf"), whose dense
+# frequencies are its model.
+STATE_BOUND = 9 * 1024
+EVERY = sorted(ESTIMATOR_REGISTRY)
+
+
+def _default_params(name):
+    """The registry's options (kernel, method, base...), at default sizes."""
+    sizes = ("n_components", "n_subsample", "degree", "b_bits", "gamma", "coef0")
+    return {k: v for k, v in ESTIMATOR_REGISTRY[name][1].items() if k not in sizes}
+
+
+@pytest.mark.parametrize("defaults", [False, True], ids=["registry", "defaults"])
+@pytest.mark.parametrize("name", EVERY)
+def test_fitted_state_on_wide_input_is_small(name, defaults):
+    X = legal_input(name, wide_rows())
+    if defaults:
+        cls = ESTIMATOR_REGISTRY[name][0]
+        estimator = cls(**_default_params(name), random_state=0)
+        if name.startswith("KernelJL"):
+            estimator.set_params(n_subsample=4)
+    else:
+        estimator = make_estimator(name)
+    Z = estimator.fit(X).transform(X)
+    state = len(pickle.dumps(estimator))
+    if name == "OrthogonalRBFSampler-orf":
+        # Its frequencies, input_width_ x ceil(n_components / 2) float64, and
+        # a few KiB: never the input's width.
+        weights = 8 * estimator.input_width_ * ((estimator.n_components + 1) // 2)
+        assert estimator.input_width_ == 2**12
+        assert state < weights + 4096, state
+    else:
+        assert state <= STATE_BOUND, state
+    if sp.issparse(Z):  # (of up to 2**35 columns: not densified)
+        Z = Z.tocsr()
+        assert np.isfinite(Z.data).all()
+        assert_array_equal(Z[0].indices, Z[2].indices)
+        assert_array_equal(Z[0].data, Z[2].data)
+    else:
+        assert np.isfinite(Z).all()
+        assert_array_equal(Z[0], Z[2])
+
+
+@pytest.mark.parametrize("method", ["sorf", "fastfood"])
+def test_structured_diagonals_drawn_again_are_the_fitted_ones(method):
+    # They are not stored: drawn again from the state saved at fit, the
+    # numbers must be those of the fit, at every access and after pickling.
+    from sklearn_sketch import OrthogonalRBFSampler
+
+    X = wide_rows()
+    estimator = OrthogonalRBFSampler(method=method, gamma=0.3, random_state=5).fit(X)
+    first = [estimator.signs_, estimator.scales_]
+    restored = pickle.loads(pickle.dumps(estimator))
+    for again in (estimator, restored):
+        assert_array_equal(again.signs_, first[0])
+        assert_array_equal(again.scales_, first[1])
+    assert_array_equal(restored.transform(X), estimator.transform(X))
+    # The draw of the fit, by hand: the same generator, the same order.
+    rng = np.random.RandomState(5)
+    from sklearn_sketch.rbf._orthogonal import draw_fastfood, draw_sorf
+    from sklearn_sketch.utils._count_sketch import draw_hash_down
+
+    draw_hash_down(rng, 1)
+    draw = draw_sorf if method == "sorf" else draw_fastfood
+    expected = draw(rng, estimator.input_width_, estimator._n_blocks())
+    assert_array_equal(first[0], expected[0])
+    assert_array_equal(first[1], expected[-1] * np.sqrt(2 * 0.3))
+    if method == "fastfood":
+        assert_array_equal(estimator.permutations_, expected[1])
+        assert_array_equal(estimator.gaussian_, expected[2])
+    else:
+        assert not hasattr(estimator, "permutations_")

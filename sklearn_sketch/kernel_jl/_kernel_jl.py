@@ -15,7 +15,7 @@ from sklearn.metrics.pairwise import (
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
 
-from .._base import BaseSketch
+from .._base import BaseSketch, all_finite
 from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
 from ..utils._compat import StrOptions, _fit_context
 from ..utils._incremental import reservoir_update
@@ -23,6 +23,7 @@ from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
     canonical_csr,
+    overflow_error,
     positive_int,
     validate_features,
 )
@@ -579,7 +580,27 @@ class KernelJL(BaseSketch):
         if self.kernel == "precomputed":
             gram = components[:, indices]
             return gram.toarray() if sp.issparse(gram) else gram
-        return _kernel_block(components, None, self.kernel, kernel_params, self.n_jobs)
+        with np.errstate(over="ignore", invalid="ignore"):
+            gram = _kernel_block(components, None, self.kernel, kernel_params, self.n_jobs)
+        # With assume_finite=True a NaN that came in goes out as it is, and
+        # is no overflow.
+        if not np.isfinite(gram).all() and all_finite(components):
+            raise self._overflow_error(gram.dtype, "the kernel values of the subsample")
+        return gram
+
+    def _overflow_error(self, dtype, what):
+        return overflow_error(
+            self, dtype, what, "Scale the input down, or lower the kernel's parameters"
+        )
+
+    def _check_chunk(self, X_chunk, out):
+        # Under assume_finite=True a NaN may also come from the subsample.
+        if (
+            not np.isfinite(out).all()
+            and all_finite(X_chunk)
+            and all_finite(self.components_)
+        ):
+            raise self._overflow_error(out.dtype, "the features of the input")
 
     def _sketch_gram(self, gram, gaussian, dtype):
         """Set ``projection_`` (and ``offset_``) from the Gram matrix and ``Z``.
@@ -606,8 +627,13 @@ class KernelJL(BaseSketch):
             offset = -(column_means @ projection)
         else:
             offset = np.zeros(self.n_components)
-        self.projection_ = projection.astype(dtype, copy=False)
-        self.offset_ = offset.astype(dtype, copy=False)
+        with np.errstate(over="ignore"):
+            projection, offset = projection.astype(dtype), offset.astype(dtype)
+        if np.isfinite(gram).all() and not (
+            np.isfinite(projection).all() and np.isfinite(offset).all()
+        ):
+            raise self._overflow_error(dtype, "the sketched kernel values of the subsample")
+        self.projection_, self.offset_ = projection, offset
 
     def transform(self, X):
         """Sketched features ``kernel(X, components_) @ projection_ + offset_``.

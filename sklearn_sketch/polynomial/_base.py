@@ -14,7 +14,12 @@ from sklearn.utils import check_random_state
 
 from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation
-from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+from ..utils._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    overflow_error,
+    positive_int,
+)
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
     "n_components": [positive_int()],
@@ -58,9 +63,8 @@ class _PolynomialSketchBase(BaseSketch):
         # With assume_finite=True the input was not checked: a NaN or an
         # infinity that came in goes out as it is, and is no overflow.
         if not np.isfinite(out).all() and all_finite(X_chunk):
-            raise ValueError(
-                f"{type(self).__name__} overflowed {out.dtype.name}: the "
-                f"input values raised to degree={self.degree} exceed the range "
-                "of the dtype. Scale the input down (for example with "
-                "sklearn.preprocessing.Normalizer) or use float64."
+            raise overflow_error(
+                self, out.dtype, f"the input values raised to degree={self.degree}",
+                "Scale the input down (for example with "
+                "sklearn.preprocessing.Normalizer), or lower degree, gamma or coef0",
             )

@@ -86,12 +86,16 @@ def variance_proxies(X, degrees):
         X = sp.csr_matrix(
             (X.data, inverse.reshape(-1), X.indptr), shape=(X.shape[0], columns.size)
         )
-    gram = X @ X.T
-    gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
-    gram = gram.astype(np.float64)
-    squared_norms = np.diag(gram)
-    norms_product = np.multiply.outer(squared_norms, squared_norms)
-    return np.array([np.mean(norms_product**i + gram ** (2 * i)) for i in degrees])
+    # Proxies beyond float64 (input near its maximum) are infinite, and
+    # ``allocate`` then splits the features evenly; transform reports the
+    # overflow of the features themselves.
+    with np.errstate(over="ignore", invalid="ignore"):
+        gram = X @ X.T
+        gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+        gram = gram.astype(np.float64)
+        squared_norms = np.diag(gram)
+        norms_product = np.multiply.outer(squared_norms, squared_norms)
+        return np.array([np.mean(norms_product**i + gram ** (2 * i)) for i in degrees])
 
 
 def previous_smooth_length(n):

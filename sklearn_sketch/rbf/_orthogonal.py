@@ -5,13 +5,19 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import BaseSketch
+from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._hadamard import fwht, hadamard_length
-from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+from ..utils._validation import (
+    N_JOBS_CONSTRAINT,
+    StrictInterval,
+    overflow_error,
+    positive_int,
+)
 
 # Input wider than this (hashed text, one-hot codes) is first reduced to
 # this many coordinates by a Count Sketch, whose cost follows the nonzeros:
@@ -41,17 +47,65 @@ def input_width(n_features, method):
     return width, hashed
 
 
-def scale_gamma(X):
-    """``gamma="scale"``: ``1 / (n_features * X.var())`` (1.0 for constant X), O(nnz)."""
+def _cell_values(X):
+    """The stored values of ``X`` in float64 and how many cells are implicit zeros."""
     if sp.issparse(X):
-        # From the stored values alone: the mean over every cell, O(nnz)
-        # whatever the width.
-        size = X.shape[0] * X.shape[1]
-        data = X.data.astype(np.float64)
-        variance = (data @ data) / size - (data.sum() / size) ** 2
-    else:
-        variance = X.var(dtype=np.float64)
-    return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+        data = np.asarray(X.data, dtype=np.float64)
+        return data, X.shape[0] * X.shape[1] - data.size
+    return np.asarray(X, dtype=np.float64).ravel(), 0
+
+
+def scaled_variance(X):
+    """The variance of every cell of ``X`` as ``(v, e)``: ``X.var() = v * 4 ** e``.
+
+    Dense and sparse input take the same steps, O(nnz) for sparse input (its
+    implicit zeros are counted, not stored). The values are first scaled by
+    a power of two, ``2 ** -e``, which is exact, so that neither their
+    squares nor their sum overflow near the dtype's maximum nor underflow
+    near its minimum; then the corrected two-pass algorithm (Chan, Golub and
+    LeVeque 1983) takes the variance without the cancellation of
+    ``E[x^2] - E[x]^2``, which a large common offset turns into noise.
+    Constant ``X`` (every cell equal, implicit zeros included) gives exactly 0.
+    """
+    values, n_zeros = _cell_values(X)
+    n_cells = values.size + n_zeros
+    if values.size == 0:
+        return 0.0, 0
+    low, high = values.min(), values.max()
+    if low == high and (n_zeros == 0 or low == 0):
+        return 0.0, 0
+    exponent = int(np.frexp(max(abs(low), abs(high), 0.0))[1])
+    scaled = np.ldexp(values, -exponent)
+    mean = (scaled.sum() / n_cells)
+    deviations = scaled - mean
+    sum_squares = deviations @ deviations + n_zeros * mean * mean
+    sum_deviations = deviations.sum() - n_zeros * mean
+    variance = (sum_squares - sum_deviations * sum_deviations / n_cells) / n_cells
+    return max(variance, 0.0), exponent
+
+
+def scale_gamma(X):
+    """``gamma="scale"``: ``1 / (n_features * X.var())`` (1.0 for constant X), O(nnz).
+
+    Raises
+    ------
+    ValueError
+        If that value is not a positive finite float64, as for input whose
+        variance is beyond float64's range (values near the dtype's maximum
+        or its smallest ones).
+    """
+    variance, exponent = scaled_variance(X)
+    if variance == 0:
+        return 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        gamma = float(np.ldexp(1.0 / (X.shape[1] * variance), -2 * exponent))
+    if not 0 < gamma < np.inf:
+        raise ValueError(
+            f"gamma='scale' overflowed float64: 1 / (n_features * X.var()) is beyond "
+            f"the range of float64 for this input (X.var() = {variance:.3g} * 4**{exponent}). "
+            "Scale the input towards unit variance, or pass a numeric gamma."
+        )
+    return gamma
 
 
 def draw_orf(random_state, width, n_frequencies):
@@ -290,6 +344,12 @@ class OrthogonalRBFSampler(BaseSketch):
         ``method="orf"`` only: the frequencies ``W``, ``sqrt(2 gamma_)``
         included, with ``n_frequencies = (n_components + 1) // 2``.
 
+    The structured diagonals below (``signs_``, ``permutations_``,
+    ``gaussian_``, ``scales_``) are not stored: each access, and each
+    ``transform`` call, draws them again from the generator's state saved at
+    ``fit``, the same numbers every time, so that the fitted state stays a
+    few KiB whatever the input width.
+
     signs_ : ndarray of dtype int8
         ``method="sorf"``: the diagonals ``D1, D2, D3`` of every block, of
         shape (3, n_blocks, `input_width_`); ``method="fastfood"``: ``B``, of
@@ -390,22 +450,56 @@ class OrthogonalRBFSampler(BaseSketch):
             float(random_state.uniform(0, 2 * np.pi)) if self.n_components % 2 else 0.0
         )
         self._n_features_out = self.n_components
-        root = np.sqrt(2.0 * self.gamma_)
-        width, n_blocks = self.input_width_, self._n_blocks()
         if self.method == "orf":
-            self.random_weights_ = draw_orf(random_state, width, self._n_frequencies)
-            self.random_weights_ *= root
-            return
-        if self.method == "sorf":
-            self.signs_, self.scales_ = draw_sorf(random_state, width, n_blocks)
-        else:
-            self.signs_, self.permutations_, self.gaussian_, self.scales_ = draw_fastfood(
-                random_state, width, n_blocks
+            self.random_weights_ = draw_orf(
+                random_state, self.input_width_, self._n_frequencies
             )
-        self.scales_ *= root
+            self.random_weights_ *= np.sqrt(2.0 * self.gamma_)
+            return
+        # SORF's and Fastfood's diagonals are O(width) to draw again: the
+        # fitted state keeps the generator's state before their draw (a few
+        # KiB), not the diagonals (tens of KiB for hashed wide input).
+        self._diagonals_draw = random_state.get_state()
+
+    def _diagonals(self):
+        """SORF's ``(signs, scales)`` or Fastfood's ``(signs, permutations,
+        gaussian, scales)``, drawn again from the state saved at fit, the same
+        numbers as then, ``sqrt(2 gamma_)`` included in the scales."""
+        check_is_fitted(self)
+        if self.method == "orf":
+            raise AttributeError("method='orf' has no structured diagonals.")
+        random_state = np.random.RandomState()
+        random_state.set_state(self._diagonals_draw)
+        draw = draw_sorf if self.method == "sorf" else draw_fastfood
+        *diagonals, scales = draw(random_state, self.input_width_, self._n_blocks())
+        scales *= np.sqrt(2.0 * self.gamma_)
+        return (*diagonals, scales)
+
+    @property
+    def signs_(self):
+        return self._diagonals()[0]
+
+    @property
+    def permutations_(self):
+        if self.method != "fastfood":
+            raise AttributeError("Only method='fastfood' has permutations_.")
+        return self._diagonals()[1]
+
+    @property
+    def gaussian_(self):
+        if self.method != "fastfood":
+            raise AttributeError("Only method='fastfood' has gaussian_.")
+        return self._diagonals()[2]
+
+    @property
+    def scales_(self):
+        return self._diagonals()[-1]
 
     def _state_bytes(self):
-        """Bytes of the fitted state and its per-call copy in the input dtype."""
+        """Bytes of the frequencies and their per-call copy in the input dtype.
+
+        SORF's and Fastfood's are drawn again in each transform call, not kept.
+        """
         if self.method == "orf":
             return 16 * self.input_width_ * self._n_frequencies
         return 48 * self._n_blocks() * self.input_width_
@@ -427,14 +521,35 @@ class OrthogonalRBFSampler(BaseSketch):
 
     def _prepare_transform(self, X):
         dtype = X.dtype
-        if self.method == "orf":
-            return (self.random_weights_.astype(dtype),)
-        if self.method == "sorf":
-            return self.signs_.astype(dtype), self.scales_.astype(dtype)
-        return (
-            self.signs_.astype(dtype), self.permutations_,
-            self.gaussian_.astype(dtype), self.scales_.astype(dtype),
-        )
+        with np.errstate(over="ignore"):
+            if self.method == "orf":
+                state = (self.random_weights_.astype(dtype),)
+            elif self.method == "sorf":
+                signs, scales = self._diagonals()
+                state = signs.astype(dtype), scales.astype(dtype)
+            else:
+                signs, permutations, gaussian, scales = self._diagonals()
+                state = (
+                    signs.astype(dtype), permutations,
+                    gaussian.astype(dtype), scales.astype(dtype),
+                )
+        # A large gamma_ (say gamma="scale" of tiny values) can put the
+        # frequencies beyond float32.
+        if not all(np.isfinite(part).all() for part in state if part.dtype == dtype):
+            raise overflow_error(
+                self, dtype, f"the frequencies (gamma_={self.gamma_:.3g})", "Lower gamma"
+            )
+        return state
+
+    def _check_chunk(self, X_chunk, out):
+        # A projection beyond the dtype's range is infinite, and its cosine
+        # NaN. With assume_finite=True a NaN that came in goes out as it is,
+        # and is no overflow.
+        if not np.isfinite(out).all() and all_finite(X_chunk):
+            raise overflow_error(
+                self, out.dtype, "the projections of the input",
+                "Scale the input down or lower gamma",
+            )
 
     def _transform_chunk(self, X_chunk, out, state):
         dtype = out.dtype

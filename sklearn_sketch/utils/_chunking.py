@@ -24,7 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import config_context, get_config
 from sklearn.utils import gen_batches
-from threadpoolctl import threadpool_limits
+import threadpoolctl
+from threadpoolctl import ThreadpoolController
 
 # -- every memory budget of the package, in one place -----------------------
 # Cap on a chunk's temporaries (the default of every estimator; see the
@@ -131,18 +132,63 @@ def input_bytes_per_row(X):
 # The BLAS thread limit is process-wide state: with several transforms
 # running at once (in threads of the user's), a plain ``threadpool_limits``
 # context would restore the limit it found, which may be another call's
-# lowered one. The first call to enter sets the limit and the last to leave
-# restores the original.
+# lowered one. So one reference-counted limiter serves the whole process:
+# the first call to enter lowers the limits, the last to leave restores
+# those the first one found, under a lock.
 _BLAS_LIMIT_LOCK = threading.Lock()
-_blas_limit = {"users": 0, "limiter": None}
+_blas_limit = {"users": 0, "saved": []}
+
+
+def _release_blas_control():
+    """Give back threadpoolctl's claim of this thread on a shared BLAS pool.
+
+    threadpoolctl (3.8 and later) lets one thread at a time change the limit
+    of a BLAS with a process-wide thread pool (OpenBLAS on pthreads): the
+    first thread to set it, until that thread clears its claim; the others'
+    changes are silently dropped. The first entrant and the last leaver of
+    the limiter are often different threads, so each change gives the claim
+    back at once: a claim kept by the first entrant dropped the last
+    leaver's restore, and left BLAS on one thread for good. The call clears
+    only this thread's own claim, never the user's.
+    """
+    controller_class = getattr(threadpoolctl, "OpenBLASController", None)
+    clear = getattr(controller_class, "clear_controlling_thread", None)
+    if clear is not None:
+        clear()
+
+
+def _lower_blas_limits():
+    """Set every BLAS to one thread; return ``(library, found, set)`` of each."""
+    saved = []
+    for library in ThreadpoolController().select(user_api="blas").lib_controllers:
+        found = library.num_threads
+        library.set_num_threads(1)
+        saved.append((library, found, library.num_threads))
+    _release_blas_control()
+    return saved
+
+
+def _restore_blas_limits(saved):
+    """Set each BLAS back to the limit found, unless another caller has changed it since."""
+    for library, found, lowered in saved:
+        # A limit that someone else (the user's own threadpool_limits, in
+        # another thread) set meanwhile is theirs to restore.
+        if library.num_threads == lowered:
+            library.set_num_threads(found)
+    _release_blas_control()
 
 
 @contextmanager
 def single_threaded_blas():
-    """Limit BLAS to one thread while any caller is inside; restore after the last."""
+    """Limit BLAS to one thread while any caller is inside; restore after the last.
+
+    Process-wide and reference-counted: calls from any threads may enter
+    and leave in any order, nested or overlapping; the limits found by the
+    first to enter are restored when the last one leaves.
+    """
     with _BLAS_LIMIT_LOCK:
         if _blas_limit["users"] == 0:
-            _blas_limit["limiter"] = threadpool_limits(limits=1, user_api="blas")
+            _blas_limit["saved"] = _lower_blas_limits()
         _blas_limit["users"] += 1
     try:
         yield
@@ -150,8 +196,8 @@ def single_threaded_blas():
         with _BLAS_LIMIT_LOCK:
             _blas_limit["users"] -= 1
             if _blas_limit["users"] == 0:
-                _blas_limit["limiter"].restore_original_limits()
-                _blas_limit["limiter"] = None
+                saved, _blas_limit["saved"] = _blas_limit["saved"], []
+                _restore_blas_limits(saved)
 
 
 def _run_in_threads(function, chunks, n_jobs):

@@ -151,3 +151,33 @@ def validate_features(estimator, X, *, reset):
     if sp.issparse(X):
         X = canonical_csr(X)
     return X
+
+
+def overflow_error(estimator, dtype, what, remedy):
+    """The ValueError of a transform whose result left the range of ``dtype``.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator, named in the message.
+    dtype : numpy dtype
+        The dtype of the result.
+    what : str
+        What exceeded the range (for example "the input values raised to
+        degree=3").
+    remedy : str
+        What the user can do whatever the dtype, as a sentence without its
+        final period (for example "Scale the input down"). For float32
+        results, passing float64 input is added: its range is far larger.
+
+    Returns
+    -------
+    error : ValueError
+    """
+    dtype = np.dtype(dtype)
+    if dtype != np.float64:
+        remedy += ", or pass float64 input"
+    return ValueError(
+        f"{type(estimator).__name__} overflowed {dtype.name}: {what} exceed the "
+        f"range of {dtype.name}. {remedy}."
+    )
