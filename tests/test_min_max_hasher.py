@@ -14,7 +14,6 @@
 """
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -339,7 +338,9 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
     # the same 20 features with unrelated weights then agree on nearly every
     # bin, as their resemblance (1) would, while ICWS agrees at about their
     # min-max kernel. With a single bin, bin-wise CWS is one ICWS sample.
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from _checkout import repository_path
+
+    sys.path.insert(0, str(repository_path("benchmarks", "bin_wise_cws.py").parent))
     from bin_wise_cws import BinWiseMinMaxHasher
 
     rng = np.random.RandomState(3)
