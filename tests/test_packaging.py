@@ -123,7 +123,7 @@ def test_python_classifiers_match_requires_python():
 
 
 def _sdist_files(root=None):
-    """The files MANIFEST.in of ``root`` (the repository) puts in the sdist, besides the package."""
+    """The files MANIFEST.in of ``root`` (the repository) puts in the sdist, package aside."""
     root = repository_path("MANIFEST.in").parent if root is None else root
     filelist = pytest.importorskip("setuptools.command.egg_info").FileList()
     cwd = os.getcwd()

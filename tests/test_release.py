@@ -36,7 +36,9 @@ def _pytest(folder, *args):
     paths = [str(Path(sklearn_sketch.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, paths)))
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
-    return subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def _markers(pytest_markers_output):

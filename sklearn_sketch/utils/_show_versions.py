@@ -20,7 +20,7 @@ def _sys_info():
 
 
 def _deps_info():
-    """The version of sklearn-sketch and of each dependency, None where not installed."""
+    """The versions of sklearn-sketch and of its dependencies (None: not installed)."""
     from .. import __version__
 
     info = {"sklearn-sketch": __version__}
