@@ -15,6 +15,7 @@ from .polynomial import (
     TensorSRHT,
 )
 from .rbf import OrthogonalRBFSampler
+from .utils._show_versions import show_versions
 
 __version__ = "0.1.0.dev0"
 
@@ -29,4 +30,5 @@ __all__ = [
     "TensorSRHT",
     "TensorSketch",
     "__version__",
+    "show_versions",
 ]

@@ -149,6 +149,32 @@ def pytest_report_header(config):
     return None
 
 
+# -- settings that hold wherever the suite runs ---------------------------
+# From a folder holding only tests/ (distributions and CI images test the
+# installed package so), pytest reads no pyproject.toml: these are its
+# markers and warning rule, registered where pytest did not read them.
+# tests/test_release.py checks that both runs see the same ones.
+MARKERS = {
+    "real_data": "uses the data sets in ../shared/datasets (SKLEARN_SKETCH_DATA)",
+    "slow": "long statistical or end-to-end test",
+    "statistical": (
+        "compares Monte-Carlo estimates with theory within a number of standard "
+        "errors; seeds move with SKLEARN_SKETCH_TEST_SEED_OFFSET"
+    ),
+}
+WARNING_RULES = ["error::RuntimeWarning"]
+
+
+def pytest_configure(config):
+    registered = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
+    for name, description in MARKERS.items():
+        if name not in registered:
+            config.addinivalue_line("markers", f"{name}: {description}")
+    for rule in WARNING_RULES:
+        if rule not in config.getini("filterwarnings"):
+            config.addinivalue_line("filterwarnings", rule)
+
+
 # -- the registry of estimators ------------------------------------------
 # Cheap test parameters for every public estimator and the options that take
 # another code path (hashing, projection, base, kernel). Cross-cutting tests

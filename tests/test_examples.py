@@ -10,11 +10,11 @@ on a clean clone exercises.
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from _checkout import repository_path
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES_DIR = repository_path("examples", module=True)
 # Modules whose name starts with "_" are shared plumbing, not examples.
 EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.py") if not p.name.startswith("_"))
 # Examples that run on data bundled with scikit-learn; the others read the

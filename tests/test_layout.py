@@ -1,16 +1,23 @@
-"""The package's house rules, checked on its source: function sizes, imports, citations."""
+"""The package's house rules, checked on its source: function sizes, imports, citations.
+
+The source read is the imported package's, so that the rules are checked on
+what is installed too; the import graph needs ``tools/`` of the repository.
+"""
 
 import ast
+import importlib
 import re
 import sys
 from pathlib import Path
 
 import pytest
+from _checkout import repository_path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "sklearn_sketch"
-sys.path.insert(0, str(ROOT / "tools"))
-import import_levels  # noqa: E402
+import sklearn_sketch
+
+PACKAGE = Path(sklearn_sketch.__file__).resolve().parent
+# The folder holding the package: a checkout or site-packages.
+ROOT = PACKAGE.parent
 
 MAX_FUNCTION_LINES = 60
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -41,7 +48,23 @@ def test_functions_are_under_sixty_lines(path):
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines of code: {long}"
 
 
+def _import_levels():
+    """``tools/import_levels.py`` of the repository, as a module."""
+    tools = repository_path("tools", "import_levels.py").parent
+    sys.path.insert(0, str(tools))
+    try:
+        return importlib.import_module("import_levels")
+    finally:
+        sys.path.remove(str(tools))
+
+
+def test_the_package_source_is_read():
+    # An empty SOURCES would parametrize the size rule over nothing.
+    assert PACKAGE / "__init__.py" in SOURCES and len(SOURCES) >= 20
+
+
 def test_no_estimator_module_imports_another():
+    import_levels = _import_levels()
     modules = import_levels.read_modules(ROOT)
     estimators = {n for n, p in modules.items() if import_levels.is_estimator_module(p)}
     assert len(estimators) >= 9

@@ -18,7 +18,6 @@
 """
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -497,7 +496,9 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
     # bin, as their resemblance (1) would, while ICWS agrees at about their
     # min-max kernel. With a single bin, bin-wise CWS is one ICWS sample.
     # Both are 0-bit schemes (the coordinate is compared).
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from _checkout import repository_path
+
+    sys.path.insert(0, str(repository_path("benchmarks", "bin_wise_cws.py").parent))
     from bin_wise_cws import BinWiseMinMaxHasher
 
     rng = np.random.RandomState(3)

@@ -1,12 +1,11 @@
 """The README's Python example runs as written, and its commands stay in sync with CI."""
 
 import re
-from pathlib import Path
 
 import pytest
+from _checkout import ROOT, repository_path
 
-ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+README = repository_path("README.md", module=True).read_text()
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ and every kernel function under every input a user can send.
 Each case ends either in the result of an oracle (the same data given in the
 canonical form: a C-contiguous float64 array) or in a ValueError/TypeError
 whose message names the problem. RuntimeWarnings are errors in this suite
-(setup.cfg), so an overflow or invalid-value warning fails a case too.
+(pyproject.toml), so an overflow or invalid-value warning fails a case too.
 """
 
 import numpy as np
