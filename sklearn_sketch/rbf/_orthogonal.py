@@ -249,10 +249,16 @@ class OrthogonalRBFSampler(BaseSketch):
     n_components : int, default=100
         Number of output features.
 
-    gamma : 'scale' or float, default=1.0
+    gamma : 'scale' or float, default='scale'
         Parameter of the RBF kernel ``exp(-gamma ||x - y||^2)``. With
         ``"scale"``, ``1 / (n_features * X.var())`` of the data given to
-        ``fit``, as for ``RBFSampler``.
+        ``fit`` (1.0 for constant data), the default of
+        :class:`~sklearn.svm.SVC`. This default differs from
+        ``RBFSampler``'s, ``gamma=1.0``, which suits only data whose squared
+        distances are of order one: on pixels in [0, 255], or even scaled to
+        [0, 1], almost every kernel value it gives is 0 and a linear model
+        on the features learns next to nothing. Pass ``gamma=1.0`` for
+        ``RBFSampler``'s kernel.
 
     method : {'sorf', 'orf', 'fastfood'}, default='sorf'
         How the frequencies are drawn (see above).
@@ -365,7 +371,7 @@ class OrthogonalRBFSampler(BaseSketch):
     }
 
     def __init__(
-        self, n_components=100, *, gamma=1.0, method="sorf", random_state=None, n_jobs=None
+        self, n_components=100, *, gamma="scale", method="sorf", random_state=None, n_jobs=None
     ):
         self.n_components = n_components
         self.gamma = gamma
