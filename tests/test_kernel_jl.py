@@ -1,12 +1,14 @@
 """Tests of KernelJL against the closed forms of MATH.md section 3.
 
 Notation: subsample x_1..x_n with Gram matrix K, Z (d x n) standard normal,
-c = 1 / (n sqrt(n d)), W = c K Z^T and Phi(x) = W^T k_x. With a = K k_x and
+c = sqrt(n) / ||K||_F^2, W = c K Z^T and Phi(x) = W^T k_x. With a = K k_x and
 b = K k_y, <Phi(x), Phi(y)> = c^2 sum_i (a.z_i)(b.z_i) over the d rows z_i of
 Z, a sum of d i.i.d. terms with mean a.b and variance |a|^2 |b|^2 + (a.b)^2.
 Hence, exactly,
-    E <Phi(x), Phi(y)>   = a.b / n^3 = k_x^T K^2 k_y / n^3,
-    Var <Phi(x), Phi(y)> = (|a|^2 |b|^2 + (a.b)^2) / (n^6 d).
+    E <Phi(x), Phi(y)>   = c^2 d a.b = d n k_x^T K^2 k_y / ||K||_F^4,
+    Var <Phi(x), Phi(y)> = c^4 d (|a|^2 |b|^2 + (a.b)^2).
+(The paper's normalization, c = 1 / (n sqrt(n d)), gives k_x^T K^2 k_y / n^3;
+the two differ by the constant d n^4 / ||K||_F^4 of the subsample.)
 The statistical tolerances below are derived from these formulas.
 """
 
@@ -39,7 +41,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn_sketch import KernelJL
 
 
-def _closed_form(X_sub, Q, center=False, **kernel_params):
+def _closed_form(X_sub, Q, d, center=False, **kernel_params):
     """Mean and variance of <Phi(q_i), Phi(q_j)> over Z, for every pair.
 
     With ``center``, K becomes H K H and k_q becomes H (k_q - r), r the column
@@ -54,10 +56,11 @@ def _closed_form(X_sub, Q, center=False, **kernel_params):
         k_Q = H @ (k_Q - K.mean(axis=0)[:, np.newaxis])
         K = H @ K @ H
     A = K @ k_Q  # columns a = K k_q
-    mean = A.T @ A / n**3
+    c_squared = n / np.sum(K * K) ** 2
+    mean = c_squared * d * (A.T @ A)
     sq_norms = np.einsum("ij,ij->j", A, A)
-    var_times_d = (np.outer(sq_norms, sq_norms) + (A.T @ A) ** 2) / n**6
-    return mean, var_times_d
+    variance = c_squared**2 * d * (np.outer(sq_norms, sq_norms) + (A.T @ A) ** 2)
+    return mean, variance
 
 
 def _gram_draws(X, Q, seeds, **params):
@@ -84,28 +87,36 @@ def test_mean_matches_closed_form(center):
     grams = _gram_draws(
         X, Q, statistical_seeds(n_draws), n_components=d, gamma=0.3, center=center
     )
-    mean, var_times_d = _closed_form(X, Q, center=center, metric="rbf", gamma=0.3)
+    mean, variance = _closed_form(X, Q, d, center=center, metric="rbf", gamma=0.3)
 
     # The mean of n_draws independent draws has standard error
     # sqrt(Var / n_draws) with the exact Var of the module docstring; 4 of
     # them bound each of the 10 distinct entries (two-sided normal tail
     # 6e-5 each), and the seeds are fixed.
-    standard_error = np.sqrt(var_times_d / d / n_draws)
+    standard_error = np.sqrt(variance / n_draws)
     assert np.all(np.abs(grams.mean(axis=0) - mean) <= 4 * standard_error)
     # Not vacuous: on the diagonal the band is narrower than a 10% error in
     # the normalization (the diagonal's relative standard error is
     # sqrt(2 / (d n_draws)) = 1.1%), and the closed form of the other
     # centering lies outside it.
     assert np.all(4 * np.diag(standard_error) < 0.1 * np.abs(np.diag(mean)))
-    other_mean, _ = _closed_form(X, Q, center=not center, metric="rbf", gamma=0.3)
+    other_mean, _ = _closed_form(X, Q, d, center=not center, metric="rbf", gamma=0.3)
+    assert np.any(np.abs(grams.mean(axis=0) - other_mean) > 4 * standard_error)
+    # Nor is the paper's normalization, k_x^T K^2 k_y / n^3 (a factor
+    # d n^4 / ||K||_F^4 away).
+    n = X.shape[0]
+    K = rbf_kernel(X, gamma=0.3)
+    if center:
+        K = K - K.mean(axis=0) - K.mean(axis=1)[:, np.newaxis] + K.mean()
+    other_mean = mean * np.sum(K * K) ** 2 / (d * n**4)
     assert np.any(np.abs(grams.mean(axis=0) - other_mean) > 4 * standard_error)
 
     # The spread matches too. On the diagonal, <Phi(x), Phi(x)> is
-    # |a|^2 / (n^3 d) times a chi-square with d degrees of freedom, whose
+    # c^2 |a|^2 times a chi-square with d degrees of freedom, whose
     # kurtosis is 3 + 12 / d, so the sample variance has relative standard
     # error sqrt((2 + 12 / d) / n_draws) = 3.9%; allow 4 of them.
     diagonal = np.einsum("rii->ri", grams)
-    expected_var = np.diag(var_times_d) / d
+    expected_var = np.diag(variance)
     relative_se = np.sqrt((2 + 12 / d) / n_draws)
     assert_allclose(diagonal.var(axis=0, ddof=1), expected_var, rtol=4 * relative_se)
 
@@ -116,12 +127,13 @@ def test_error_of_one_draw_falls_like_inverse_sqrt_d():
     rng = np.random.RandomState(1)
     X = rng.normal(size=(40, 4))
     Q = rng.normal(size=(15, 4))
-    mean, _ = _closed_form(X, Q, metric="rbf", gamma=0.25)
     dims = 2 ** np.arange(4, 11)  # 16 .. 1024
     n_draws = 80
     rms_errors = []
     for d in dims:
-        grams = _gram_draws(X, Q, statistical_seeds(n_draws), n_components=d, gamma=0.25)
+        mean, _ = _closed_form(X, Q, d, metric="rbf", gamma=0.25)
+        grams = _gram_draws(X, Q, statistical_seeds(n_draws), n_components=d,
+                            gamma=0.25, center=False)
         errors = np.linalg.norm(grams - mean, axis=(1, 2)) / np.linalg.norm(mean)
         rms_errors.append(np.sqrt(np.mean(errors**2)))
     slope = np.polyfit(np.log(dims), np.log(rms_errors), 1)[0]
@@ -139,19 +151,20 @@ def test_error_of_one_draw_falls_like_inverse_sqrt_d():
 
 @pytest.mark.statistical
 def test_projection_is_gram_times_standard_normal():
-    # Independent of how Z is drawn: Z^T = K^{-1} W / c must look like
-    # i.i.d. N(0, 1) entries (n d = 2000 of them).
+    # Independent of how Z is drawn: Z^T = K^{-1} W / c, c = sqrt(n) / ||K||_F^2
+    # (center=False), must look like i.i.d. N(0, 1) entries (n d = 2000 of them).
     rng = np.random.RandomState(2)
     X = rng.normal(size=(500, 3))
     n, d = 40, 50
     kjl = KernelJL(
-        n_components=d, n_subsample=n, gamma=1.0, random_state=statistical_seed(0)
+        n_components=d, n_subsample=n, gamma=1.0, center=False,
+        random_state=statistical_seed(0),
     ).fit(X)
     assert kjl.n_subsample_ == n
     assert_array_equal(np.sort(kjl.component_indices_), kjl.component_indices_)
     assert_array_equal(kjl.components_, X[kjl.component_indices_])
     K = rbf_kernel(kjl.components_, gamma=1.0)
-    Z = np.linalg.solve(K, kjl.projection_).T * (n * np.sqrt(n * d))
+    Z = np.linalg.solve(K, kjl.projection_).T * np.sum(K * K) / np.sqrt(n)
     # Mean: SE 1 / sqrt(2000); variance: SE sqrt(2 / 2000); 4 SE each.
     assert abs(Z.mean()) < 4 / np.sqrt(Z.size)
     assert abs(Z.var() - 1) < 4 * np.sqrt(2 / Z.size)
@@ -355,9 +368,12 @@ def test_degenerate_input_is_exact(X, kernel):
     kjl = KernelJL(n_components=5, n_subsample=X.shape[0], kernel=kernel, random_state=0)
     out = kjl.fit_transform(X)
     assert np.all(np.isfinite(out))
-    # The map must still be kernel(X, subsample) @ W (the statistics of W
-    # are tested above), with no division that could produce NaN.
-    assert_allclose(out, pairwise_kernels(X, kjl.components_, metric=kernel) @ kjl.projection_)
+    # The map must still be kernel(X, subsample) @ W + offset (the
+    # statistics of W are tested above), with no division that could produce
+    # NaN: a constant (centered) Gram matrix gives zero features.
+    gamma = {} if kjl.gamma_ is None else {"gamma": kjl.gamma_}
+    block = pairwise_kernels(X, kjl.components_, metric=kernel, **gamma)
+    assert_allclose(out, block @ kjl.projection_ + kjl.offset_, atol=1e-12)
 
 
 def test_n_subsample_larger_than_n_samples_is_clipped_with_warning():
@@ -531,29 +547,40 @@ def _wide_sparse(n_features, seed=0):
     return wide, narrow
 
 
+@pytest.mark.parametrize("default_gamma", [None, "scale"])
 @pytest.mark.parametrize("n_features", [2**31, 2**40], ids=["2**31", "2**40"])
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_wide_sparse_input_costs_its_nonzeros(kernel, n_features):
+def test_wide_sparse_input_costs_its_nonzeros(kernel, n_features, default_gamma):
     # A kernel between sparse rows depends only on the columns where one of
     # them is nonzero: the same 40 values spread over 2**31 columns (int32
     # indices) or 2**40 columns (int64 indices) give the features of the
-    # dense 4 x 40 array, except for the default gamma, 1 / n_features. The
-    # fitted state and the work are those of the 40 nonzeros: scikit-learn's
-    # sparse product alone would allocate a row pointer per column (16 GiB).
+    # dense 4 x 40 array, except for a gamma that depends on the width
+    # (scikit-learn's 1 / n_features, or "scale", whose variance counts the
+    # implicit zeros): the estimator's own gamma_ is given to the dense fit.
+    # The fitted state and the work are those of the 40 nonzeros:
+    # scikit-learn's sparse product alone would allocate a row pointer per
+    # column (16 GiB).
     wide, narrow = _wide_sparse(n_features)
     params = {"n_components": 6, "n_subsample": 4, "kernel": kernel, "random_state": 0}
-    gamma = {"gamma": 1.0 / n_features} if kernel in ("rbf", "laplacian", "poly",
-                                                       "polynomial", "sigmoid") else {}
-    expected = KernelJL(**params, **gamma).fit(narrow).transform(narrow)
     tracemalloc.start()
     try:
-        kjl = KernelJL(**params).fit(wide)
+        kjl = KernelJL(gamma=default_gamma, **params).fit(wide)
         out = kjl.transform(wide)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 2**20
     assert kjl.components_.nnz == 40 and kjl.components_.indptr.size == 5
+    if kernel in ("rbf", "poly", "polynomial", "sigmoid") and default_gamma == "scale":
+        assert 0 < kjl.gamma_ < np.inf
+    elif kernel in ("rbf", "laplacian", "poly", "polynomial", "sigmoid"):
+        assert kjl.gamma_ == 1.0 / n_features  # scikit-learn's default
+    elif kernel == "chi2":
+        assert kjl.gamma_ == 1.0
+    else:
+        assert kjl.gamma_ is None
+    gamma = {} if kjl.gamma_ is None else {"gamma": kjl.gamma_}
+    expected = KernelJL(**params, **gamma).fit(narrow).transform(narrow)
     assert_allclose(out, expected, rtol=1e-12, atol=1e-14 * np.abs(expected).max())
 
 
@@ -770,7 +797,8 @@ def test_kernel_jl_partial_fit_subsample_is_uniform():
 def test_kernel_jl_partial_fit_state_and_transform(sparse, dtype):
     X = _gaussian_data(n_samples=300, dtype=dtype)
     X_in = sp.csr_matrix(X) if sparse else X
-    kjl = KernelJL(n_components=8, n_subsample=50, gamma=0.05, random_state=0)
+    params = dict(n_components=8, n_subsample=50, gamma=0.05, center=False, random_state=0)
+    kjl = KernelJL(**params)
     seen = 0
     for rows in np.array_split(np.arange(300), [30, 31, 120]):
         kjl.partial_fit(X_in[rows])
@@ -780,19 +808,20 @@ def test_kernel_jl_partial_fit_state_and_transform(sparse, dtype):
         indices = kjl.component_indices_
         assert indices.size == n and np.all(np.diff(indices) > 0) and indices[-1] < seen
         assert_array_equal(_dense(kjl.components_), X[indices])
-        # W = K Z^T / (n sqrt(n d)) for the current subsample and the first n
-        # columns of the Z drawn by the first call.
+        # W = sqrt(n) K Z^T / ||K||_F^2 for the current subsample and the
+        # first n columns of the Z drawn by the first call.
         Z = np.random.RandomState(0).standard_normal((8, 50))[:, :n]
         K = pairwise_kernels(X[indices].astype(np.float64), metric="rbf", gamma=0.05)
         tol = 1e-5 if dtype == np.float32 else 1e-12
-        assert_allclose(kjl.projection_, K @ Z.T / (n * np.sqrt(n * 8)), rtol=tol, atol=tol)
+        W = np.sqrt(n) * K @ Z.T / np.sum(K * K)
+        assert_allclose(kjl.projection_, W, rtol=tol, atol=tol * np.abs(W).max())
         assert kjl.projection_.dtype == dtype
         X_new = kjl.transform(X_in)
         assert X_new.dtype == dtype
         expected = pairwise_kernels(X, X[indices], metric="rbf", gamma=0.05) @ kjl.projection_
         assert_allclose(X_new, expected, rtol=10 * tol, atol=10 * tol)
     # Deterministic given random_state.
-    again = KernelJL(n_components=8, n_subsample=50, gamma=0.05, random_state=0)
+    again = KernelJL(**params)
     for rows in np.array_split(np.arange(300), [30, 31, 120]):
         again.partial_fit(X_in[rows])
     assert_array_equal(again.component_indices_, kjl.component_indices_)

@@ -18,6 +18,7 @@ from sklearn.utils.metaestimators import available_if
 from .._base import BaseSketch, all_finite
 from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
 from ..utils._compat import StrOptions, _fit_context
+from ..utils._gamma import scale_gamma
 from ..utils._incremental import reservoir_update
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
@@ -53,6 +54,11 @@ _DENSE_ONLY_KERNELS = frozenset({"chi2", "additive_chi2"})
 _GAMMA_FROM_WIDTH_KERNELS = frozenset(
     {"rbf", "laplacian", "poly", "polynomial", "sigmoid"}
 )
+
+# Kernels whose gamma="scale" is SVC's, 1 / (n_features * X.var()). The
+# others that take a gamma (laplacian, chi2) keep scikit-learn's default: an
+# L1 distance or a chi2 divergence does not grow with the variance.
+_SCALE_GAMMA_KERNELS = frozenset({"rbf", "poly", "polynomial", "sigmoid"})
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -212,10 +218,11 @@ class KernelJL(BaseSketch):
     """Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
 
     ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows,
-    computes its Gram matrix ``K`` and a Gaussian matrix ``Z`` of shape
-    ``(n_components, n)``, and stores ::
+    computes its Gram matrix ``K`` (double-centered by default, see
+    ``center``) and a Gaussian matrix ``Z`` of shape ``(n_components, n)``,
+    and stores ::
 
-        W = K Z^T / (n sqrt(n d)),        d = n_components.
+        W = sqrt(n) K Z^T / ||K||_F^2,        d = n_components.
 
     ``transform`` maps a row ``x`` to ``Phi(x) = W^T k_x`` with
     ``k_x = (k(x_1, x), ..., k(x_n, x))``. Unlike
@@ -240,9 +247,16 @@ class KernelJL(BaseSketch):
         ``fit`` takes the square training Gram matrix and ``transform`` the
         kernel between the new rows and the training rows.
 
-    gamma : float, default=None
+    gamma : 'scale', float or None, default='scale'
         Gamma parameter of the RBF, Laplacian, polynomial, exponential chi2
-        and sigmoid kernels; ``None`` uses the kernel's default.
+        and sigmoid kernels. ``"scale"`` (the default of
+        :class:`~sklearn.svm.SVC`) is ``1 / (n_features * var)`` with ``var``
+        the variance of the subsample's cells (1.0 for a constant
+        subsample), for the RBF, polynomial and sigmoid kernels, and
+        scikit-learn's default for the Laplacian and chi2 kernels, as is
+        ``None`` for every kernel (``1 / n_features``, 1.0 for chi2). A gamma
+        in ``kernel_params`` takes the place of ``"scale"``; for kernels
+        without gamma, ``"scale"`` and ``None`` are ignored.
 
     degree : float, default=None
         Degree of the polynomial kernel; ``None`` uses the kernel's default.
@@ -255,10 +269,12 @@ class KernelJL(BaseSketch):
         Further keyword arguments of the kernel (for a callable kernel, all
         of them).
 
-    center : bool, default=False
+    center : bool, default=True
         Sketch the centered Gram matrix ``H K H`` (``H = I - 11^T / n``) and
-        center the kernel vectors alike, as kernel PCA does. ``False`` is the
-        paper's estimator; ``True`` is recommended for clustering and PCA.
+        center the kernel vectors alike, as kernel PCA does: the default, for
+        clustering, PCA and linear models. ``False`` is the paper's
+        estimator, whose leading direction, the mean of the features,
+        dominates the others.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the subsample and ``Z``, both drawn in ``fit``.
@@ -271,6 +287,10 @@ class KernelJL(BaseSketch):
 
     Attributes
     ----------
+    gamma_ : float or None
+        The kernel's gamma used: ``gamma``, its value for ``"scale"``, or
+        scikit-learn's default; None for a kernel without gamma.
+
     components_ : {ndarray, csr_matrix} of shape (``n_subsample_``, ``n_features_in_``)
         The subsample (for a precomputed kernel, rows of the training Gram
         matrix), dense or CSR like the training data.
@@ -308,12 +328,26 @@ class KernelJL(BaseSketch):
 
     Notes
     -----
-    Over the draws of ``Z``, ``E <Phi(x), Phi(y)> = k_x^T K^2 k_y / n^3 =
-    <k(., x), Sigma_n^3 k(., y)>`` with ``Sigma_n`` the empirical covariance
-    operator of the subsample, and one draw deviates from it by
-    ``O(d^(-1/2))``. The features keep the leading kernel principal
-    directions with their variances cubed: use them for PCA and clustering,
-    not as a substitute for ``k(x, y)`` in a kernel machine.
+    Over the draws of ``Z`` ::
+
+        E <Phi(x), Phi(y)> = d n k_x^T K^2 k_y / ||K||_F^4
+                           = d <k(., x), Sigma_n^3 k(., y)> / ||Sigma_n||_HS^4
+
+    with ``Sigma_n`` the empirical covariance operator of the subsample
+    (``K`` and ``k_x`` centered when ``center=True``), and one draw deviates
+    from it by a relative ``O(d^(-1/2))``. The paper's normalization,
+    ``W = K Z^T / (n sqrt(n d))``, has the mean ``k_x^T K^2 k_y / n^3 =
+    <k(., x), Sigma_n^3 k(., y)>``: the two differ by the constant factor
+    ``d n^4 / ||K||_F^4`` of the fitted subsample, so PCA and k-means
+    directions are the same. This one makes the features independent of the
+    kernel's scale (``k`` and ``c k`` give the same features), and their
+    size independent of ``d``: each feature has over the subsample, in
+    expectation over ``Z``, the mean
+    square ``tr(K^4) / ||K||_F^4``, between ``1 / rank(K)`` and 1, the scale
+    of standardized data, which suits a linear model with ``C=1``. The
+    features keep the leading kernel principal directions with their
+    variances cubed: use them for PCA, clustering and linear models, not as
+    a substitute for ``k(x, y)`` in a kernel machine.
 
     References
     ----------
@@ -343,7 +377,9 @@ class KernelJL(BaseSketch):
             StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"}),
             callable,
         ],
-        "gamma": [StrictInterval(Real, 0, None, closed="left"), None],
+        "gamma": [
+            StrictInterval(Real, 0, None, closed="left"), StrOptions({"scale"}), None
+        ],
         "degree": [StrictInterval(Real, 1, None, closed="left"), None],
         "coef0": [StrictInterval(Real, None, None, closed="neither"), None],
         "kernel_params": [dict, None],
@@ -363,11 +399,11 @@ class KernelJL(BaseSketch):
         *,
         n_subsample=300,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=None,
         coef0=None,
         kernel_params=None,
-        center=False,
+        center=True,
         random_state=None,
         n_jobs=None,
     ):
@@ -414,6 +450,7 @@ class KernelJL(BaseSketch):
         if sp.issparse(components):
             # Row selection may widen the indices to int64 for a wide X.
             components = canonical_csr(components)
+        kernel_params = self._resolve_gamma(components, kernel_params)
         gram = self._subsample_gram(components, indices, kernel_params)
         self._sketch_gram(gram, gaussian, X.dtype)
         self.components_ = components
@@ -480,8 +517,9 @@ class KernelJL(BaseSketch):
         replacement, of all the rows seen so far, as ``fit`` on their
         concatenation would draw. ``Z`` is drawn once, by the first call, for
         ``n_subsample`` columns; after every call the Gram matrix of the
-        current subsample and ``W = K Z^T / (n sqrt(n d))`` are recomputed
-        (with the first ``n = n_subsample_`` columns of ``Z``), so
+        current subsample and ``W = sqrt(n) K Z^T / ||K||_F^2`` are recomputed
+        (with the first ``n = n_subsample_`` columns of ``Z``, and
+        ``gamma="scale"`` on the current subsample), so
         ``transform`` is consistent with the rows seen so far. Until
         ``n_subsample`` rows have been seen, the subsample is all of them.
 
@@ -518,6 +556,7 @@ class KernelJL(BaseSketch):
         components, indices, replaced = self._add_to_reservoir(X)
         n_subsample = indices.size
         if first or replaced:
+            kernel_params = self._resolve_gamma(components, kernel_params)
             gram = self._subsample_gram(components, indices, kernel_params)
             gaussian = self._reservoir_gaussian[:, :n_subsample]
             self._sketch_gram(gram, gaussian, components.dtype)
@@ -605,29 +644,37 @@ class KernelJL(BaseSketch):
     def _sketch_gram(self, gram, gaussian, dtype):
         """Set ``projection_`` (and ``offset_``) from the Gram matrix and ``Z``.
 
-        ``W = K Z^T / (n sqrt(n d))``, with ``K`` double-centered when
+        ``W = sqrt(n) K Z^T / ||K||_F^2``, with ``K`` double-centered when
         ``center=True``. Computed in float64 whatever the input dtype (an
         ``O(n^2 d)`` product, small next to the Gram matrix), stored in
-        ``dtype``.
+        ``dtype``. The features do not change when the kernel is multiplied
+        by a constant, so ``K`` is first divided by its largest magnitude
+        ``m`` (then ``||K / m||_F^2`` neither overflows nor underflows), and
+        ``W`` of the kernel ``k / m`` is divided by ``m`` at the end.
         """
         n_subsample = gram.shape[0]
         gram = np.asarray(gram, dtype=np.float64)
-        scale = 1.0 / (n_subsample * np.sqrt(n_subsample * self.n_components))
+        peak = np.abs(gram).max(initial=0.0)
+        unit = gram / peak if peak > 0 else gram
         if self.center:
             # K_c = H K H with H = I - 11^T / n: the Gram matrix of the
             # subsample's features minus their mean. The centered features of
             # x are (H (k_x - r))^T K_c Z^T c with r the column means of K;
             # since 1^T K_c = 0, H can be dropped, leaving k_x^T W - r^T W: a
             # product with W and a constant offset.
-            column_means = gram.mean(axis=0)
-            gram = gram - column_means - column_means[:, np.newaxis] + column_means.mean()
-        projection = gram @ gaussian.T
-        projection *= scale
+            column_means = unit.mean(axis=0)
+            unit = unit - column_means - column_means[:, np.newaxis] + column_means.mean()
+        squared_norm = np.vdot(unit, unit)
+        # A zero (centered) Gram matrix: every feature is 0, not 0 / 0.
+        scale = np.sqrt(n_subsample) / squared_norm if squared_norm > 0 else 0.0
+        unit_projection = unit @ gaussian.T
+        unit_projection *= scale
         if self.center:
-            offset = -(column_means @ projection)
+            offset = -(column_means @ unit_projection)
         else:
             offset = np.zeros(self.n_components)
         with np.errstate(over="ignore"):
+            projection = unit_projection / peak if peak > 0 else unit_projection
             projection, offset = projection.astype(dtype), offset.astype(dtype)
         if np.isfinite(gram).all() and not (
             np.isfinite(projection).all() and np.isfinite(offset).all()
@@ -680,7 +727,7 @@ class KernelJL(BaseSketch):
         if upcast:
             components = components.astype(np.float64)
         return dict(
-            kernel_params=self._get_kernel_params(),
+            kernel_params=self._fitted_kernel_params(),
             projection=self.projection_.astype(dtype, copy=False),
             offset=self.offset_.astype(dtype, copy=False),
             components=components,
@@ -714,7 +761,10 @@ class KernelJL(BaseSketch):
         that parameter; a precomputed kernel takes none, a callable any.
         """
         params = dict(self.kernel_params or {})
-        named = {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
+        # gamma="scale" is resolved on the subsample (_resolve_gamma); until
+        # then it is a default, which kernel_params may override.
+        gamma = None if isinstance(self.gamma, str) else self.gamma
+        named = {"gamma": gamma, "degree": self.degree, "coef0": self.coef0}
         if callable(self.kernel) or self.kernel == "precomputed":
             given = sorted(name for name, value in named.items() if value is not None)
             if given:
@@ -731,13 +781,46 @@ class KernelJL(BaseSketch):
             return params
         accepted = sorted(KERNEL_PARAMS[self.kernel])
         for key, value in params.items():
-            self._check_kernel_param(key, value, accepted)
+            self._check_kernel_param(key, value, accepted, named.get(key))
         for name in accepted:
             if named[name] is not None:
                 params[name] = named[name]
         return params
 
-    def _check_kernel_param(self, key, value, accepted):
+    def _resolve_gamma(self, components, kernel_params):
+        """Set ``gamma_`` and return the kernel's parameters with it.
+
+        ``gamma="scale"`` is ``1 / (n_features * var)`` of the subsample's
+        cells for the kernels of ``_SCALE_GAMMA_KERNELS`` (unless
+        ``kernel_params`` gives gamma); the subsample is what both ``fit``
+        and ``partial_fit`` hold, a uniform sample of the rows seen. Any
+        other gamma left to the kernel is made explicit, scikit-learn's
+        default (``1 / n_features``, 1.0 for chi2), so that ``gamma_`` is
+        the value used; None for a kernel without gamma.
+        """
+        takes_gamma = not callable(self.kernel) and "gamma" in KERNEL_PARAMS.get(
+            self.kernel, ()
+        )
+        gamma = kernel_params.get("gamma")
+        if gamma is None and takes_gamma:
+            if self.gamma == "scale" and self.kernel in _SCALE_GAMMA_KERNELS:
+                # Under assume_finite=True a NaN in the subsample makes gamma
+                # NaN and the features NaN: what came in goes out, no error.
+                gamma = scale_gamma(components) if all_finite(components) else np.nan
+            else:
+                gamma = 1.0 if self.kernel == "chi2" else 1.0 / components.shape[1]
+            kernel_params = {**kernel_params, "gamma": gamma}
+        self.gamma_ = None if gamma is None else float(gamma)
+        return kernel_params
+
+    def _fitted_kernel_params(self):
+        """The kernel's parameters of ``transform``: those of the fit."""
+        params = self._get_kernel_params()
+        if self.gamma_ is not None:
+            params["gamma"] = self.gamma_
+        return params
+
+    def _check_kernel_param(self, key, value, accepted, given):
         """Refuse a ``kernel_params`` entry the named kernel would ignore or misread."""
         kernel = self.kernel
         if key not in accepted:
@@ -746,9 +829,9 @@ class KernelJL(BaseSketch):
                 f"kernel_params has {key!r}, which is not a parameter of "
                 f"kernel={kernel!r} (it takes {takes})."
             )
-        if getattr(self, key) is not None:
+        if given is not None:
             raise ValueError(
-                f"{key} is given twice, as {key}={getattr(self, key)!r} and in "
+                f"{key} is given twice, as {key}={given!r} and in "
                 f"kernel_params ({value!r}); set it once."
             )
         constraint = self._parameter_constraints[key][0]

@@ -11,6 +11,7 @@ from .._base import BaseSketch, all_finite
 from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import draw_hash_down, hash_down
+from ..utils._gamma import scale_gamma
 from ..utils._hadamard import fwht, hadamard_length
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
@@ -45,67 +46,6 @@ def input_width(n_features, method):
     if method != "orf":
         width = max(hadamard_length(width), MIN_HADAMARD_LENGTH)
     return width, hashed
-
-
-def _cell_values(X):
-    """The stored values of ``X`` in float64 and how many cells are implicit zeros."""
-    if sp.issparse(X):
-        data = np.asarray(X.data, dtype=np.float64)
-        return data, X.shape[0] * X.shape[1] - data.size
-    return np.asarray(X, dtype=np.float64).ravel(), 0
-
-
-def scaled_variance(X):
-    """The variance of every cell of ``X`` as ``(v, e)``: ``X.var() = v * 4 ** e``.
-
-    Dense and sparse input take the same steps, O(nnz) for sparse input (its
-    implicit zeros are counted, not stored). The values are first scaled by
-    a power of two, ``2 ** -e``, which is exact, so that neither their
-    squares nor their sum overflow near the dtype's maximum nor underflow
-    near its minimum; then the corrected two-pass algorithm (Chan, Golub and
-    LeVeque 1983) takes the variance without the cancellation of
-    ``E[x^2] - E[x]^2``, which a large common offset turns into noise.
-    Constant ``X`` (every cell equal, implicit zeros included) gives exactly 0.
-    """
-    values, n_zeros = _cell_values(X)
-    n_cells = values.size + n_zeros
-    if values.size == 0:
-        return 0.0, 0
-    low, high = values.min(), values.max()
-    if low == high and (n_zeros == 0 or low == 0):
-        return 0.0, 0
-    exponent = int(np.frexp(max(abs(low), abs(high), 0.0))[1])
-    scaled = np.ldexp(values, -exponent)
-    mean = (scaled.sum() / n_cells)
-    deviations = scaled - mean
-    sum_squares = deviations @ deviations + n_zeros * mean * mean
-    sum_deviations = deviations.sum() - n_zeros * mean
-    variance = (sum_squares - sum_deviations * sum_deviations / n_cells) / n_cells
-    return max(variance, 0.0), exponent
-
-
-def scale_gamma(X):
-    """``gamma="scale"``: ``1 / (n_features * X.var())`` (1.0 for constant X), O(nnz).
-
-    Raises
-    ------
-    ValueError
-        If that value is not a positive finite float64, as for input whose
-        variance is beyond float64's range (values near the dtype's maximum
-        or its smallest ones).
-    """
-    variance, exponent = scaled_variance(X)
-    if variance == 0:
-        return 1.0
-    with np.errstate(over="ignore", under="ignore"):
-        gamma = float(np.ldexp(1.0 / (X.shape[1] * variance), -2 * exponent))
-    if not 0 < gamma < np.inf:
-        raise ValueError(
-            f"gamma='scale' overflowed float64: 1 / (n_features * X.var()) is beyond "
-            f"the range of float64 for this input (X.var() = {variance:.3g} * 4**{exponent}). "
-            "Scale the input towards unit variance, or pass a numeric gamma."
-        )
-    return gamma
 
 
 def draw_orf(random_state, width, n_frequencies):
@@ -309,10 +249,16 @@ class OrthogonalRBFSampler(BaseSketch):
     n_components : int, default=100
         Number of output features.
 
-    gamma : 'scale' or float, default=1.0
+    gamma : 'scale' or float, default='scale'
         Parameter of the RBF kernel ``exp(-gamma ||x - y||^2)``. With
         ``"scale"``, ``1 / (n_features * X.var())`` of the data given to
-        ``fit``, as for ``RBFSampler``.
+        ``fit`` (1.0 for constant data), the default of
+        :class:`~sklearn.svm.SVC`. This default differs from
+        ``RBFSampler``'s, ``gamma=1.0``, which suits only data whose squared
+        distances are of order one: on pixels in [0, 255], or even scaled to
+        [0, 1], almost every kernel value it gives is 0 and a linear model
+        on the features learns next to nothing. Pass ``gamma=1.0`` for
+        ``RBFSampler``'s kernel.
 
     method : {'sorf', 'orf', 'fastfood'}, default='sorf'
         How the frequencies are drawn (see above).
@@ -425,7 +371,7 @@ class OrthogonalRBFSampler(BaseSketch):
     }
 
     def __init__(
-        self, n_components=100, *, gamma=1.0, method="sorf", random_state=None, n_jobs=None
+        self, n_components=100, *, gamma="scale", method="sorf", random_state=None, n_jobs=None
     ):
         self.n_components = n_components
         self.gamma = gamma
