@@ -80,7 +80,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
 
     def _width_advice(self):
-        """How to make the output narrower, for the error of ``get_feature_names_out``."""
+        """How to narrow the output, for the error of ``get_feature_names_out``."""
         return "a smaller n_components"
 
     def _prepare_transform(self, X):

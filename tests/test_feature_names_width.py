@@ -99,7 +99,8 @@ def test_names_of_several_chunks(cls, params, b_bits):
     n_features = 2**14 + 3
     X = sparse_rows(n_features)
     X = abs(X) if params["kernel"] == "minmax" else X
-    estimator = cls(n_components=300 if b_bits else 5, b_bits=b_bits, random_state=0, **params)
+    n_components = 300 if b_bits else 5
+    estimator = cls(n_components=n_components, b_bits=b_bits, random_state=0, **params)
     names = estimator.fit(X).get_feature_names_out()
     width = estimator.transform(X).shape[1]
     assert width > 2**16 and width % 2**16
@@ -152,9 +153,10 @@ def test_names_of_a_full_width_output_refused(cls, params):
 def test_names_cost_a_bounded_amount_per_column():
     # Memory grows with the width: at most 2**30 / MAX_FEATURE_NAMES bytes a
     # name keeps the widest named output under 1 GiB.
-    estimator = CoREHasher(n_components=16, b_bits=16, random_state=0).fit(sparse_rows(10))
+    estimator = CoREHasher(n_components=16, b_bits=16, random_state=0)
+    estimator.fit(sparse_rows(10))
     names = []
-    seconds, peak, error = timed(lambda: names.append(estimator.get_feature_names_out()))
+    _, peak, error = timed(lambda: names.append(estimator.get_feature_names_out()))
     width = 16 * 2**16
     assert error is None and len(names[0]) == width
     assert peak <= width * 2**30 / _base.MAX_FEATURE_NAMES, peak / width
@@ -196,7 +198,8 @@ def test_output_wider_than_int64_refused_at_fit(
 ):
     X = sparse_rows(n_features)
     X = abs(X) if params["kernel"] == "minmax" else X
-    block = 2**b_bits if b_bits else n_features * (2 if params["kernel"] == "gmm" else 1)
+    keys = n_features * (2 if params["kernel"] == "gmm" else 1)
+    block = 2**b_bits if b_bits else keys
     width = n_components * block
     assert width > INT64_MAX
     estimator = cls(n_components=n_components, b_bits=b_bits, random_state=0, **params)
@@ -226,7 +229,9 @@ def _widest_cases():
          "MinMaxHasher-gmm"],
 )
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_widest_indexable_output_is_transformed(cls, params, n_features, n_components, dtype):
+def test_widest_indexable_output_is_transformed(
+    cls, params, n_features, n_components, dtype
+):
     X = sparse_rows(n_features, dtype)
     X = abs(X) if params["kernel"] == "minmax" else X
     estimator = cls(n_components=n_components, b_bits=None, random_state=0, **params)
