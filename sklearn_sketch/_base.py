@@ -3,7 +3,8 @@
 :class:`BaseSketch` owns what all estimators share: parameter validation,
 the input rules (``validate_features``), dask dispatch, the chunked and
 parallel transform into a dense or sparse output, ``partial_fit``
-bookkeeping, tags and feature names. A subclass declares only its fitted
+bookkeeping, tags and feature names (refused, at once, beyond
+``MAX_FEATURE_NAMES``). A subclass declares only its fitted
 state (``_fit``), its per-row memory (``_bytes_per_row``) and how a chunk of
 rows is transformed (``_transform_chunk``), as scikit-learn's
 ``BaseRandomProjection`` does with ``_make_random_matrix``.
@@ -14,11 +15,7 @@ from abc import ABCMeta, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .utils._chunking import (
@@ -28,14 +25,20 @@ from .utils._chunking import (
     parallel_row_chunks,
     sparse_transform,
 )
-from .utils._compat import _fit_context
+from .utils._compat import _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
 from .utils._validation import validate_features
 
+# scikit-learn's feature names are Python strings in an object array (what
+# check_estimator, pandas output and ColumnTransformer expect), each about
+# 80 bytes: wider outputs (b_bits=16 and more in the hashers) get an error
+# saying so instead of gigabytes of names or a bare MemoryError.
+MAX_FEATURE_NAMES = 2**23
+# Names are built by chunks, so that no list of all of them is held twice.
+_NAMES_CHUNK = 2**16
 
-class BaseSketch(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator, metaclass=ABCMeta
-):
+
+class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the sketching transformers.
 
     Warning: This class should not be used directly. Use derived classes
@@ -70,6 +73,16 @@ class BaseSketch(
         ``_prepare_transform``) must be read-only or thread-local.
         """
 
+    def _check_output_width(self):
+        """Refuse, at fit, an output wider than its indices can be; raise ValueError.
+
+        Called once ``n_features_in_`` is set, before ``_fit`` draws anything.
+        """
+
+    def _width_advice(self):
+        """How to narrow the output, for the error of ``get_feature_names_out``."""
+        return "a smaller n_components"
+
     def _prepare_transform(self, X):
         """Per-call state shared by the chunks of one ``transform`` call."""
         return None
@@ -98,7 +111,9 @@ class BaseSketch(
         self : object
             Fitted transformer.
         """
-        self._fit(validate_features(self, X, reset=True))
+        X = validate_features(self, X, reset=True)
+        self._check_output_width()
+        self._fit(X)
         return self
 
     def partial_fit(self, X, y=None):
@@ -161,6 +176,51 @@ class BaseSketch(
             X, chunks, transform_chunk, self._n_features_out, X.dtype, n_jobs
         )
 
+    def get_feature_names_out(self, input_features=None):
+        """Get output feature names for transformation.
+
+        The names are the lowercased class name followed by the column
+        number: ``["corehasher0", "corehasher1", ...]``.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Only used to validate feature names with the names seen in `fit`.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            Transformed feature names.
+
+        Raises
+        ------
+        ValueError
+            If the output has more than ``MAX_FEATURE_NAMES = 2**23`` columns
+            (see Notes).
+
+        Notes
+        -----
+        Each name is a Python string in an object array, as scikit-learn
+        requires, so names cost memory in proportion to the output's width.
+        Names are built for at most ``2**23`` (8,388,608) output columns;
+        a wider output, such as that of a hasher with ``b_bits=16`` and 512
+        hashes, has no feature names: reduce its width, or address its
+        columns by position (pandas or polars output through ``set_output``,
+        which needs the names, is not possible at that width).
+        """
+        check_is_fitted(self, "_n_features_out")
+        _check_feature_names_in(self, input_features, generate_names=False)
+        n_names = self._n_features_out
+        if n_names > MAX_FEATURE_NAMES:
+            raise ValueError(
+                f"{type(self).__name__} has {n_names} output features; feature "
+                f"names are built for at most {MAX_FEATURE_NAMES} (each is a "
+                f"Python string). Use {self._width_advice()}, or address the "
+                "output columns by position: set_output(transform='pandas') is "
+                "not possible at this width."
+            )
+        return prefixed_names(type(self).__name__.lower(), n_names)
+
     def _chunks(self, X, n_jobs):
         """Row chunks of ``X`` whose temporaries fit the chunk budget."""
         bytes_per_row = self._input_bytes_per_row(X) + input_bytes_per_row(X)
@@ -181,6 +241,15 @@ class BaseSketch(
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def prefixed_names(prefix, n_names):
+    """Object array of the strings ``prefix + str(i)`` for ``i < n_names``."""
+    names = np.empty(n_names, dtype=object)
+    for start in range(0, n_names, _NAMES_CHUNK):
+        stop = min(start + _NAMES_CHUNK, n_names)
+        names[start:stop] = [f"{prefix}{i}" for i in range(start, stop)]
+    return names
 
 
 def all_finite(X):

@@ -168,6 +168,11 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     estimate has mean ``R + (1 - R) 2**-b`` and type 1
     ``rho (R + (1 - R) 2**-b)``; this bias is not corrected.
 
+    The output has ``n_components * 2**b_bits`` columns (``n_components *
+    n_features_in_`` with ``b_bits=None``); ``fit`` refuses a width beyond
+    ``2**63 - 1``, which sparse indices cannot address, and
+    ``get_feature_names_out`` a width beyond ``2**23`` (see its Notes).
+
     References
     ----------
     Li, P. "CoRE Kernels." UAI 2014.

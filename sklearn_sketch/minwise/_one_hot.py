@@ -7,7 +7,8 @@ location (a universal hash of it to ``b`` bits, so the block is ``2**b``
 wide) or at the location itself (``b_bits=None``, blocks as wide as the
 locations' range). All-zero rows have no locations and give empty rows, so
 every output row has exactly ``k`` nonzeros or none, and its row pointers
-are known before any hashing.
+are known before any hashing. The output's ``k * block_width`` columns are
+indexed by int64 at most: a wider output is refused at fit.
 """
 
 import numpy as np
@@ -15,6 +16,10 @@ import scipy.sparse as sp
 
 from ..utils._hashing import bbit_codes
 from ..utils._sparse import dense_to_csr
+
+# Column indices and the shape of the CSR output are int64 (scipy's shape a
+# C long): the widest output that can be indexed.
+MAX_OUTPUT_WIDTH = np.iinfo(np.int64).max
 
 
 def index_dtype(n_columns, nnz):
@@ -84,6 +89,41 @@ class OneHotOutputMixin:
     """
 
     _sparse_output = True
+
+    def _block_description(self):
+        """What a block's width is, for the messages."""
+        if self.b_bits is not None:
+            return f"2**b_bits with b_bits={self.b_bits}"
+        keys = "the number of input features"
+        if self._block_width != self.n_features_in_:
+            keys = "twice the number of input features"
+        return f"{keys}, with b_bits=None"
+
+    def _check_output_width(self):
+        # Before _fit, so that an output that cannot be indexed fails at
+        # once, not with an OverflowError in transform.
+        k = self.n_components
+        width = k * self._block_width
+        if width <= MAX_OUTPUT_WIDTH:
+            return
+        advice = (
+            "Set b_bits (blocks of 2**b_bits columns, for example b_bits=16)"
+            if self.b_bits is None
+            else "Use a smaller b_bits or n_components"
+        )
+        raise ValueError(
+            f"{type(self).__name__}'s output would have n_components * block "
+            f"width = {k} * {self._block_width} = {width} columns (a block is "
+            f"{self._block_description()}), more than the {MAX_OUTPUT_WIDTH} "
+            f"(2**63 - 1) that sparse matrix indices allow. {advice}."
+        )
+
+    def _width_advice(self):
+        what = "a smaller b_bits" if self.b_bits is not None else "b_bits"
+        return (
+            f"{what} or n_components (the output has n_components * block "
+            f"width columns, a block being {self._block_description()})"
+        )
 
     def _output_indptr(self, X):
         # Every nonempty row has exactly k nonzeros, so the output is

@@ -6,6 +6,7 @@ means a release that moves one breaks this module only.
 
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_feature_names_in
 
 try:
     # The C++ routine behind ``csr_matrix.toarray``, called on arrays: the
@@ -20,4 +21,10 @@ except ImportError:  # pragma: no cover - a SciPy that moved it
         out += _sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns)).toarray()
 
 
-__all__ = ["Interval", "StrOptions", "_fit_context", "csr_todense"]
+__all__ = [
+    "Interval",
+    "StrOptions",
+    "_check_feature_names_in",
+    "_fit_context",
+    "csr_todense",
+]
