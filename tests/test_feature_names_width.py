@@ -35,8 +35,9 @@ HASHERS = [
     (CoREHasher, dict(kernel="core1", hashing="minwise", projection="hashed_gaussian")),
     (CoREHasher, dict(kernel="core2", hashing="oph")),
     (CoREHasher, dict(kernel="resemblance", hashing="minwise")),
-    (MinMaxHasher, dict(kernel="minmax")),
-    (MinMaxHasher, dict(kernel="gmm")),
+    # b_bits=None (the coordinate itself) is the 0-bit scheme's alone.
+    (MinMaxHasher, dict(kernel="minmax", codes="0bit")),
+    (MinMaxHasher, dict(kernel="gmm", codes="0bit")),
 ]
 HASHER_IDS = [f"{cls.__name__}-{'-'.join(p.values())}" for cls, p in HASHERS]
 ALL_HASHERS = pytest.mark.parametrize("cls, params", HASHERS, ids=HASHER_IDS)
@@ -218,8 +219,8 @@ def _widest_cases():
     return [
         (CoREHasher, dict(kernel="core1", hashing="oph"), INT64_MAX // 7, 7),
         (CoREHasher, dict(kernel="core2", hashing="minwise"), INT64_MAX // 7, 7),
-        (MinMaxHasher, dict(kernel="minmax"), INT64_MAX // 7, 7),
-        (MinMaxHasher, dict(kernel="gmm"), 2**61 - 2, 2),
+        (MinMaxHasher, dict(kernel="minmax", codes="0bit"), INT64_MAX // 7, 7),
+        (MinMaxHasher, dict(kernel="gmm", codes="0bit"), 2**61 - 2, 2),
     ]
 
 
