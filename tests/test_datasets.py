@@ -18,7 +18,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketch import datasets
-from sklearn_sketch.datasets import _base, _readers
+from sklearn_sketch.datasets import _base, _integrity, _readers
 
 
 class _Server:
@@ -91,8 +91,11 @@ def server(monkeypatch, no_env):
 
 
 def _files_under(folder):
+    """The data files under ``folder``, leaving out the records of digests."""
     return sorted(
-        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.relative_to(folder).parts[0] != _integrity.RECORDS
     )
 
 
@@ -179,19 +182,22 @@ def test_no_download_names_the_data_set_and_where_it_looked(
         datasets.fetch_mnist(home, download_if_missing=False)
 
 
-def _bundle(folder, value):
+def _bundle(folder, value, monkeypatch):
+    """An a9a bundle placed by hand, its SHA-256 among the accepted ones."""
     path = folder / "a9a" / "a9a.npz"
     path.parent.mkdir(parents=True)
     X = sp.csr_matrix(np.full((2, 123), value, dtype=np.float32))
     _readers.save_csr_bundle(
         path, {s: (X, np.array([1, -1], np.int8)) for s in ("train", "test")}
     )
+    known = _base.PREPARED_FILES["a9a/a9a.npz"] + (_integrity.sha256(path),)
+    monkeypatch.setitem(_base.PREPARED_FILES, "a9a/a9a.npz", known)
 
 
 def test_environment_folder_wins_over_data_home(tmp_path, monkeypatch):
     env_folder, home = tmp_path / "env", tmp_path / "home"
-    _bundle(env_folder, 2.0)
-    _bundle(home, 3.0)
+    _bundle(env_folder, 2.0, monkeypatch)
+    _bundle(home, 3.0, monkeypatch)
     monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(env_folder))
     X, _ = datasets.load_a9a(home)
     assert np.all(X.toarray() == 2.0)
@@ -210,7 +216,7 @@ def test_default_data_home_is_a_subfolder_of_scikit_learns(tmp_path, monkeypatch
 def test_missing_pooch_names_the_extra_only_when_downloading(
     no_env, tmp_path, monkeypatch
 ):
-    _bundle(tmp_path, 1.0)
+    _bundle(tmp_path, 1.0, monkeypatch)
     monkeypatch.setitem(sys.modules, "pooch", None)
     datasets.fetch_a9a(tmp_path)  # cached: pooch is not needed
     with pytest.raises(ImportError, match=r"pendigits.*sklearn-sketch\[datasets\]"):

@@ -22,6 +22,7 @@ the same fetchers returning ``(X, y)``.
 
 from ._base import (
     DATA_ENV_VARIABLE,
+    CorruptDataError,
     DataNotFoundError,
     get_cache_home,
     get_data_home,
@@ -43,6 +44,7 @@ from ._fetchers import (
 
 __all__ = [
     "DATA_ENV_VARIABLE",
+    "CorruptDataError",
     "DataNotFoundError",
     "fetch_20newsgroups_archive",
     "fetch_20newsgroups_counts",

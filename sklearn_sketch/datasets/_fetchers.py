@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch
 
 from . import _readers
-from ._base import fetch_files
+from ._base import CorruptDataError, fetch_files, reading
 
 _SUBSETS = ("train", "test")
 
@@ -97,11 +97,15 @@ def fetch_mnist(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    images = _readers.read_idx(home / files[0])
-    labels = _readers.read_idx(home / files[1])
+    with reading("MNIST", home / files[0]):
+        images = _readers.read_idx(home / files[0])
+    with reading("MNIST", home / files[1]):
+        labels = _readers.read_idx(home / files[1])
     if images.ndim != 3 or labels.shape != images.shape[:1]:
-        raise ValueError(
-            f"MNIST files in {home} disagree: {images.shape}, {labels.shape}"
+        raise CorruptDataError(
+            f"MNIST files in {home} disagree: images {images.shape}, labels "
+            f"{labels.shape}. Delete them, or call again with "
+            "download_if_missing=True to download them again."
         )
     X = images.reshape(len(images), -1).astype(np.float32)
     X /= np.float32(255)  # in place: the same values, one array fewer
@@ -188,7 +192,8 @@ def fetch_a9a(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    X, y = _readers.load_csr_bundle(home / "a9a/a9a.npz", subset)
+    with reading("a9a", home / "a9a/a9a.npz"):
+        X, y = _readers.load_csr_bundle(home / "a9a/a9a.npz", subset)
     return _bunch(X, y, return_X_y, f"LIBSVM a9a {subset} rows, 123 binary features.")
 
 
@@ -286,7 +291,8 @@ def fetch_sector(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    X, y = _readers.load_csr_bundle(home / filename, subset)
+    with reading(f"sector ({values})", home / filename):
+        X, y = _readers.load_csr_bundle(home / filename, subset)
     return _bunch(X, y, return_X_y, f"LIBSVM sector {subset} pages, {values}.")
 
 
@@ -314,9 +320,12 @@ def _news_counts(download, workdir):
     return finished
 
 
+_NEWS_NAME = "20 Newsgroups (counts)"
+
+
 def _news_home(data_home, download_if_missing):
     return fetch_files(
-        "20 Newsgroups (counts)",
+        _NEWS_NAME,
         _NEWS_FILES,
         _news_counts,
         data_home=data_home,
@@ -325,7 +334,7 @@ def _news_home(data_home, download_if_missing):
 
 
 def read_vocabulary(path):
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    with reading(_NEWS_NAME, path), gzip.open(path, "rt", encoding="utf-8") as f:
         return np.array(f.read().splitlines())
 
 
@@ -394,13 +403,16 @@ def fetch_20newsgroups_counts(
     """
     _check_option("subset", subset, _SUBSETS)
     home = _news_home(data_home, download_if_missing)
-    X = sp.load_npz(home / f"20newsgroups/counts_{subset}.npz").tocsr()
-    with np.load(home / "20newsgroups/labels.npz") as labels:
-        y = labels[f"y_{subset}"]
-        extra = {
-            "target_names": labels["target_names"],
-            "filenames": labels[f"files_{subset}"],
-        }
+    counts = home / f"20newsgroups/counts_{subset}.npz"
+    with reading(_NEWS_NAME, counts):
+        X = sp.load_npz(counts).tocsr()  # scipy never allows pickles
+    with reading(_NEWS_NAME, home / "20newsgroups/labels.npz"):
+        with np.load(home / "20newsgroups/labels.npz", allow_pickle=False) as labels:
+            y = labels[f"y_{subset}"]
+            extra = {
+                "target_names": labels["target_names"],
+                "filenames": labels[f"files_{subset}"],
+            }
     if return_X_y:
         return X, y
     vocabulary = read_vocabulary(home / "20newsgroups/vocabulary.txt.gz")
@@ -528,7 +540,8 @@ def fetch_pendigits(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    with np.load(home / "pendigits/pendigits.npz") as bundle:
+    path = home / "pendigits/pendigits.npz"
+    with reading("pendigits", path), np.load(path, allow_pickle=False) as bundle:
         X, y = bundle[f"X_{subset}"].astype(np.float64), bundle[f"y_{subset}"]
     return _bunch(X, y, return_X_y, f"UCI pendigits {subset} samples, 16 coordinates.")
 
