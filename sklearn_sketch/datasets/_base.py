@@ -141,7 +141,9 @@ PREPARED_FILES = {
     "mnist/t10k-labels-idx1-ubyte.gz": (
         "b91679a0acfe4ba0e50a2437a903084cba1f5f92592b016a25a7dfd00455798b",
     ),
-    "a9a/a9a.npz": ("9ec0642c2ef7fae111a1ab5957c53a7c25cc7051c3c3ed1c0946e701df5e7a24",),
+    "a9a/a9a.npz": (
+        "9ec0642c2ef7fae111a1ab5957c53a7c25cc7051c3c3ed1c0946e701df5e7a24",
+    ),
     "sector/sector_counts.npz": (
         "f585a9050956109f8f96a9e4081d6ec53f826d3d931d6940e8981a9b931dc461",
     ),
@@ -320,7 +322,8 @@ def _fix(path):
     )
 
 
-def _corrupt(dataset, path, problem):
+def corrupt(dataset, path, problem):
+    """The :class:`CorruptDataError` naming ``path``, its ``problem`` and the fix."""
     return CorruptDataError(
         f"{path}, a file of the {dataset} data set, is truncated, corrupt or "
         f"another file: {problem}. It was not read. {_fix(path)}"
@@ -354,7 +357,7 @@ def reading(dataset, path):
         raise
     except _READ_ERRORS as exc:
         problem = f"reading it failed ({type(exc).__name__}: {exc})"
-        raise _corrupt(dataset, path, problem) from exc
+        raise corrupt(dataset, path, problem) from exc
 
 
 def _first_corrupt(folder, files, records):
@@ -431,7 +434,7 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
     if env_home is not None and all((env_home / f).is_file() for f in files):
         refused = _first_corrupt(env_home, files, records)
         if refused is not None:
-            raise _corrupt(dataset, *refused)
+            raise corrupt(dataset, *refused)
         return env_home
     refused = None
     if all((home / f).is_file() for f in files):
@@ -440,7 +443,7 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
             return home
     if not download_if_missing:
         if refused is not None:
-            raise _corrupt(dataset, *refused)
+            raise corrupt(dataset, *refused)
         looked = (
             f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) and data_home ({home})"
         )
@@ -467,4 +470,4 @@ def _rebuild(dataset, build, home, records, refused):
         _download_and_build(dataset, build, home, records)
     except Exception as exc:
         problem += f"; downloading it again failed ({exc})"
-        raise _corrupt(dataset, path, problem) from exc
+        raise corrupt(dataset, path, problem) from exc

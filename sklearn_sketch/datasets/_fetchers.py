@@ -6,8 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
 
-from . import _readers
-from ._base import CorruptDataError, fetch_files, reading
+from . import _base, _readers
+from ._base import fetch_files, reading
 
 _SUBSETS = ("train", "test")
 
@@ -67,6 +67,14 @@ def fetch_mnist(
         ``target``: ndarray of shape (n_samples,), uint8; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_pendigits : Pen-based digits, 16 coordinates.
@@ -101,12 +109,12 @@ def fetch_mnist(
         images = _readers.read_idx(home / files[0])
     with reading("MNIST", home / files[1]):
         labels = _readers.read_idx(home / files[1])
-    if images.ndim != 3 or labels.shape != images.shape[:1]:
-        raise CorruptDataError(
-            f"MNIST files in {home} disagree: images {images.shape}, labels "
-            f"{labels.shape}. Delete them, or call again with "
-            "download_if_missing=True to download them again."
-        )
+    if images.ndim != 3:
+        problem = f"it holds images of shape {images.shape}"
+        raise _base.corrupt("MNIST", home / files[0], problem)
+    if labels.shape != images.shape[:1]:
+        problem = f"it holds labels of shape {labels.shape} for {len(images)} images"
+        raise _base.corrupt("MNIST", home / files[1], problem)
     X = images.reshape(len(images), -1).astype(np.float32)
     X /= np.float32(255)  # in place: the same values, one array fewer
     descr = f"MNIST {subset} images, 784 pixels in [0, 1], labels 0..9."
@@ -163,6 +171,14 @@ def fetch_a9a(
         ``target``: ndarray of shape (n_samples,), int8 in {-1, +1};
         ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
+
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
 
     See Also
     --------
@@ -253,6 +269,14 @@ def fetch_sector(
         ndarray of shape (n_samples,), uint8 in 0..104; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_20newsgroups_counts : Term counts of newsgroup messages.
@@ -333,6 +357,13 @@ def _news_home(data_home, download_if_missing):
     )
 
 
+def _check_agree(path, what, n_found, n_expected):
+    """A 20 Newsgroups file that reads but disagrees with the counts."""
+    if n_found != n_expected:
+        problem = f"it holds {n_found} {what}, the counts {n_expected}"
+        raise _base.corrupt(_NEWS_NAME, path, problem)
+
+
 def read_vocabulary(path):
     with reading(_NEWS_NAME, path), gzip.open(path, "rt", encoding="utf-8") as f:
         return np.array(f.read().splitlines())
@@ -384,6 +415,14 @@ def fetch_20newsgroups_counts(
         ``"<group>/<id>"`` of each row; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_20newsgroups_archive : The raw messages.
@@ -413,9 +452,12 @@ def fetch_20newsgroups_counts(
                 "target_names": labels["target_names"],
                 "filenames": labels[f"files_{subset}"],
             }
+    _check_agree(home / "20newsgroups/labels.npz", "labels", len(y), X.shape[0])
     if return_X_y:
         return X, y
     vocabulary = read_vocabulary(home / "20newsgroups/vocabulary.txt.gz")
+    path = home / "20newsgroups/vocabulary.txt.gz"
+    _check_agree(path, "terms", len(vocabulary), X.shape[1])
     descr = f"20 Newsgroups (bydate) {subset} messages, raw term counts."
     return _bunch(X, y, False, descr, feature_names=vocabulary, **extra)
 
@@ -442,6 +484,14 @@ def fetch_20newsgroups_archive(data_home=None, *, download_if_missing=True):
     -------
     path : pathlib.Path
         The archive, to open with :mod:`tarfile`.
+
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
 
     See Also
     --------
@@ -513,6 +563,14 @@ def fetch_pendigits(
         ``data``: ndarray of shape (n_samples, 16), float64; ``target``:
         ndarray of shape (n_samples,), uint8; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
+
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
 
     See Also
     --------

@@ -13,6 +13,10 @@ are kept in this process only; a folder whose permissions say read-only is
 never written, even by a user who could (root), since it may be a shared,
 prepared data folder.
 
+The digest of a file modified less than two seconds before it was hashed
+is not kept: file systems stamp times with a coarse clock (two seconds on
+FAT), so a second change within the same tick could keep the signature.
+
 A record also keeps, as ``built``, the digest of a file that the fetchers
 wrote themselves (a converted download): converting again gives other
 bytes (time stamps, compression), so that digest is the one to expect.
@@ -23,12 +27,16 @@ import json
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 RECORDS = ".sha256"
+_RECENT_NS = 2 * 10**9
 
 # Resolved path -> (signature, digest, built digest or None).
 _DIGESTS = {}
+# Resolved path -> built digest, for a file whose record could not be written.
+_BUILT = {}
 
 
 def sha256(path):
@@ -71,10 +79,19 @@ def _read_record(folders, path):
     return {}
 
 
-def _may_write(folder):
-    """Create ``folder`` if missing; False where its permissions say read-only."""
-    folder.mkdir(parents=True, exist_ok=True)
+def _writable(folder):
     return bool(os.stat(folder).st_mode & stat.S_IWUSR) and os.access(folder, os.W_OK)
+
+
+def _may_write(folder):
+    """Create ``folder`` if missing; False where permissions say read-only."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not _writable(existing):
+        return False
+    folder.mkdir(parents=True, exist_ok=True)
+    return _writable(folder)
 
 
 def _write_record(folders, path, record):
@@ -124,27 +141,33 @@ def file_digest(path, folders):
         return cached[1], cached[2]
     record = _read_record(folders, path)
     built = record.get("built") if _is_digest(record.get("built")) else None
+    built = built or _BUILT.get(path)
     digest = record.get("sha256")
-    if record.get("signature") != signature or not _is_digest(digest):
-        digest = sha256(path)
-        # Not recorded if the file changed while it was read.
-        if _signature(path) == signature:
-            record = dict(record, path=str(path), signature=signature, sha256=digest)
-            _write_record(folders, path, record)
-    _DIGESTS[path] = (signature, digest, built)
+    if record.get("signature") == signature and _is_digest(digest):
+        _DIGESTS[path] = (signature, digest, built)
+        return digest, built
+    start = time.time_ns()
+    digest = sha256(path)
+    # Kept only if the file did not change while it was read, nor just before.
+    if _signature(path) == signature and signature[1] < start - _RECENT_NS:
+        record = dict(record, path=str(path), signature=signature, sha256=digest)
+        _write_record(folders, path, record)
+        _DIGESTS[path] = (signature, digest, built)
     return digest, built
 
 
 def record_built(path, digest, folders):
     """Record that the fetchers wrote ``path``, whose SHA-256 is ``digest``."""
     path = Path(os.path.realpath(path))
-    signature = _signature(path)
-    record = {"path": str(path), "signature": signature, "sha256": digest}
-    record["built"] = digest
+    # Just written: its signature may not last (see above); the next read
+    # hashes it again, against this digest.
+    record = {"path": str(path), "signature": None, "sha256": None, "built": digest}
     _write_record(folders, path, record)
-    _DIGESTS[path] = (signature, digest, digest)
+    _BUILT[path] = digest
+    _DIGESTS.pop(path, None)
 
 
 def forget():
     """Empty this process's digests (the records on disk stay)."""
     _DIGESTS.clear()
+    _BUILT.clear()
