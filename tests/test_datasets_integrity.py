@@ -261,7 +261,7 @@ def test_every_file_a_fetcher_opens_was_checked(data, monkeypatch, key):
 def _message_names(error, path, found, expected):
     message = str(error)
     assert str(path) in message and found in message and expected in message
-    assert "It was not read." in message
+    assert "so it was not read" in message
     return message
 
 
@@ -315,6 +315,8 @@ def test_a_damaged_file_with_an_accepted_digest_still_gives_the_package_error(
         CASES[key][0](data, False)
     message = str(error.value)
     assert str(path) in message
+    # The reader's error, or what the file holds against the other files.
+    assert "reading it failed" in message or "it holds" in message
     assert "Delete it, or call again with download_if_missing=True" in message
 
 
@@ -427,13 +429,32 @@ def test_a_read_only_folder_is_never_written_and_loads(
         # No folder takes records: loading still works, hashing once a process.
         default.mkdir(exist_ok=True)
         _set_modes([home, default], 0o555, 0o444)
+        records = sorted((home / _integrity.RECORDS).iterdir())
         os.utime(data / KEYS[0], ns=(0, 10**18))
         _call_all(home)
         _call_all(home)
         assert hashed == [data / KEYS[0]]
         assert not (default / "sklearn_sketch").exists()
+        assert sorted((home / _integrity.RECORDS).iterdir()) == records
+        assert all(r.stat().st_mode & 0o777 == 0o444 for r in records)
     finally:
         _set_modes([p for p in (data, home, default) if p.exists()], 0o755, 0o644)
+
+
+def test_a_read_only_data_home_is_never_written(data, tmp_path, hashed):
+    """How the tests and examples call the fetchers: the shared folder as data_home."""
+    default = tmp_path / "scikit_learn_data" / "sklearn_sketch"
+    _set_modes([data], 0o555, 0o444)
+    try:
+        _call_all(data)
+        assert not (data / _integrity.RECORDS).exists()
+        assert len(list((default / _integrity.RECORDS).iterdir())) == len(KEYS)
+        hashed.clear()
+        _integrity.forget()
+        _call_all(data)
+        assert hashed == []
+    finally:
+        _set_modes([data], 0o755, 0o644)
 
 
 def test_records_that_cannot_be_written_or_read_are_ignored(data, monkeypatch, hashed):

@@ -302,7 +302,8 @@ def _digest_problem(path, key, records):
     expected = tuple(dict.fromkeys(((built,) if built else ()) + expected_sha256(key)))
     if found in expected:
         return None
-    return f"its SHA-256 is {found}, expected {' or '.join(expected) or 'none'}"
+    expected = " or ".join(expected) or "none"
+    return f"its SHA-256 is {found}, expected {expected}, so it was not read"
 
 
 def _fix(path):
@@ -326,12 +327,13 @@ def corrupt(dataset, path, problem):
     """The :class:`CorruptDataError` naming ``path``, its ``problem`` and the fix."""
     return CorruptDataError(
         f"{path}, a file of the {dataset} data set, is truncated, corrupt or "
-        f"another file: {problem}. It was not read. {_fix(path)}"
+        f"another file: {problem}. {_fix(path)}"
     )
 
 
 # What reading a damaged file raises: numpy (ValueError, EOFError, KeyError),
-# zipfile, gzip and bz2 (OSError, EOFError), zlib and tarfile.
+# zipfile, gzip and bz2 (OSError, EOFError), zlib and tarfile. A missing or
+# forbidden file is not a damaged one: those errors pass unchanged.
 _READ_ERRORS = (
     ValueError,
     KeyError,
@@ -353,7 +355,7 @@ def reading(dataset, path):
     """
     try:
         yield
-    except (DataNotFoundError, CorruptDataError):
+    except (CorruptDataError, FileNotFoundError, PermissionError):
         raise
     except _READ_ERRORS as exc:
         problem = f"reading it failed ({type(exc).__name__}: {exc})"
