@@ -8,6 +8,7 @@ files made here in each raw format, and the fetchers' table of remote files
 import gzip
 import hashlib
 import io
+import os
 import sys
 import tarfile
 import threading
@@ -18,7 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketch import datasets
-from sklearn_sketch.datasets import _base, _readers
+from sklearn_sketch.datasets import _base, _integrity, _readers
 
 
 class _Server:
@@ -91,8 +92,11 @@ def server(monkeypatch, no_env):
 
 
 def _files_under(folder):
+    """The data files under ``folder``, leaving out the records of digests."""
     return sorted(
-        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.relative_to(folder).parts[0] != _integrity.RECORDS
     )
 
 
@@ -141,12 +145,87 @@ def test_download_converts_then_the_second_call_reads_the_cache(server, tmp_path
 def test_checksum_mismatch_raises_and_caches_nothing(server, tmp_path):
     _serve_a9a(server, sha256="0" * 64)
     with pytest.raises(
-        OSError, match=r"a9a.*SHA-256 [0-9a-f]{64}, not the expected 0{64}"
+        datasets.CorruptDataError,
+        match=r"a9a.*SHA-256 [0-9a-f]{64}, not the expected 0{64}",
     ):
         datasets.fetch_a9a(tmp_path)
     assert _files_under(tmp_path) == []
     with pytest.raises(datasets.DataNotFoundError):
         datasets.fetch_a9a(tmp_path, download_if_missing=False)
+
+
+def _age(path):
+    """Date a file a day back, as if written by an earlier session."""
+    past = path.stat().st_mtime_ns - 86_400 * 10**9
+    os.utime(path, ns=(past, past))
+
+
+def test_a_conversion_is_checked_against_the_digest_it_was_written_with(
+    server, tmp_path, monkeypatch
+):
+    _serve_a9a(server)
+    datasets.fetch_a9a(tmp_path)
+    bundle = tmp_path / "a9a" / "a9a.npz"
+    written = _integrity.sha256(bundle)
+    assert written not in _base.expected_sha256("a9a/a9a.npz")
+    _age(bundle)
+    hashed, sha256 = [], _integrity.sha256
+    # Another process: the record written with the bundle is what it expects.
+    _integrity.forget()
+    with monkeypatch.context() as patch:
+        patch.setattr(_integrity, "sha256", lambda p: hashed.append(p) or sha256(p))
+        for _ in range(2):
+            X, _ = datasets.fetch_a9a(
+                tmp_path, subset="test", download_if_missing=False, return_X_y=True
+            )
+            np.testing.assert_array_equal(X.toarray(), _A9A_X["test"])
+    assert hashed == [bundle]
+    bundle.write_bytes(bundle.read_bytes()[:-10])
+    with pytest.raises(datasets.CorruptDataError) as error:
+        datasets.fetch_a9a(tmp_path, download_if_missing=False)
+    message = str(error.value)
+    assert str(bundle) in message and f"expected {written}" in message
+    assert "call again with download_if_missing=True" in message
+
+
+def test_a_damaged_cache_is_downloaded_again_when_downloading_is_on(server, tmp_path):
+    _serve_a9a(server)
+    datasets.fetch_a9a(tmp_path)
+    bundle = tmp_path / "a9a" / "a9a.npz"
+    bundle.write_bytes(b"")
+    with pytest.warns(UserWarning, match=f"{bundle}.*SHA-256.*Downloading the data"):
+        X, y = datasets.fetch_a9a(tmp_path, subset="test", return_X_y=True)
+    np.testing.assert_array_equal(X.toarray(), _A9A_X["test"])
+    np.testing.assert_array_equal(y, _A9A_Y["test"])
+    assert len(server.requests) == 4
+    assert _files_under(tmp_path) == ["a9a/a9a.npz"]
+
+
+def test_a_damaged_cache_that_cannot_be_downloaded_again_is_named(
+    server, tmp_path, monkeypatch
+):
+    _serve_a9a(server)
+    datasets.fetch_a9a(tmp_path)
+    bundle = tmp_path / "a9a" / "a9a.npz"
+    bundle.write_bytes(np.random.default_rng(0).bytes(100))
+    monkeypatch.setitem(sys.modules, "pooch", None)
+    with pytest.warns(UserWarning), pytest.raises(datasets.CorruptDataError) as error:
+        datasets.fetch_a9a(tmp_path)
+    message = str(error.value)
+    assert str(bundle) in message and "downloading it again failed" in message
+    assert "pooch" in message and "Delete it" in message
+    assert isinstance(error.value.__cause__, ImportError)
+
+
+def test_a_damaged_archive_kept_by_a_download_is_fetched_again(server, tmp_path):
+    archive = _news_archive()
+    server.serve("20newsgroups/20news-bydate.tar.gz", archive)
+    path = datasets.fetch_20newsgroups_archive(tmp_path)
+    path.write_bytes(archive[: len(archive) // 2])
+    with pytest.warns(UserWarning, match=f"{path}.*SHA-256.*Downloading it again"):
+        news = datasets.fetch_20newsgroups_counts(tmp_path)
+    assert news.data.shape[0] == 3 and path.read_bytes() == archive
+    assert len(server.requests) == 2
 
 
 def test_interrupted_download_leaves_no_partial_file(server, tmp_path):
@@ -179,19 +258,22 @@ def test_no_download_names_the_data_set_and_where_it_looked(
         datasets.fetch_mnist(home, download_if_missing=False)
 
 
-def _bundle(folder, value):
+def _bundle(folder, value, monkeypatch):
+    """An a9a bundle placed by hand, its SHA-256 among the accepted ones."""
     path = folder / "a9a" / "a9a.npz"
     path.parent.mkdir(parents=True)
     X = sp.csr_matrix(np.full((2, 123), value, dtype=np.float32))
     _readers.save_csr_bundle(
         path, {s: (X, np.array([1, -1], np.int8)) for s in ("train", "test")}
     )
+    known = _base.PREPARED_FILES["a9a/a9a.npz"] + (_integrity.sha256(path),)
+    monkeypatch.setitem(_base.PREPARED_FILES, "a9a/a9a.npz", known)
 
 
 def test_environment_folder_wins_over_data_home(tmp_path, monkeypatch):
     env_folder, home = tmp_path / "env", tmp_path / "home"
-    _bundle(env_folder, 2.0)
-    _bundle(home, 3.0)
+    _bundle(env_folder, 2.0, monkeypatch)
+    _bundle(home, 3.0, monkeypatch)
     monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(env_folder))
     X, _ = datasets.load_a9a(home)
     assert np.all(X.toarray() == 2.0)
@@ -210,7 +292,7 @@ def test_default_data_home_is_a_subfolder_of_scikit_learns(tmp_path, monkeypatch
 def test_missing_pooch_names_the_extra_only_when_downloading(
     no_env, tmp_path, monkeypatch
 ):
-    _bundle(tmp_path, 1.0)
+    _bundle(tmp_path, 1.0, monkeypatch)
     monkeypatch.setitem(sys.modules, "pooch", None)
     datasets.fetch_a9a(tmp_path)  # cached: pooch is not needed
     with pytest.raises(ImportError, match=r"pendigits.*sklearn-sketch\[datasets\]"):

@@ -15,6 +15,18 @@ data set, in this order:
    SHA-256, converts it and caches the result in ``data_home``, so that the
    next call reads it in a second or less.
 
+Every file a fetcher reads is checked first, wherever it was found: its
+SHA-256 must be the published one, that of the project's prepared data
+folder, or the one recorded when the fetcher converted a download. A
+truncated, corrupt or foreign file raises :class:`CorruptDataError` (an
+``OSError``) naming the file, its digest, the expected one and the fix, and
+is never read; a damaged file in ``data_home`` is downloaded again when
+``download_if_missing=True``, while the folder of ``SKLEARN_SKETCH_DATA`` is
+never written. Each file is hashed once per version (size, times, inode): the
+digests are kept in this process and in small records in the ``.sha256``
+subfolder of ``data_home`` (else of the default one, where ``data_home`` is
+read-only), so later calls, in any process, do not read the file again.
+
 Downloading needs the optional dependency pooch
 (``pip install 'sklearn-sketch[datasets]'``). The ``load_*`` functions are
 the same fetchers returning ``(X, y)``.
@@ -22,6 +34,7 @@ the same fetchers returning ``(X, y)``.
 
 from ._base import (
     DATA_ENV_VARIABLE,
+    CorruptDataError,
     DataNotFoundError,
     get_cache_home,
     get_data_home,
@@ -43,6 +56,7 @@ from ._fetchers import (
 
 __all__ = [
     "DATA_ENV_VARIABLE",
+    "CorruptDataError",
     "DataNotFoundError",
     "fetch_20newsgroups_archive",
     "fetch_20newsgroups_counts",

@@ -9,16 +9,29 @@ into a temporary folder inside ``data_home``, checks each one's SHA-256,
 converts them and moves the converted files into ``data_home``. Whatever
 fails on the way (network, checksum, conversion), the temporary folder is
 removed, so a failed download leaves nothing behind.
+
+Every file a fetcher reads is checked before it is read, wherever it comes
+from: its SHA-256 must be one of :func:`expected_sha256` (the published
+digest of a file kept as downloaded, or that of the project's prepared data
+folder) or the digest recorded when the fetchers converted it. A file that
+fails is named in a :class:`CorruptDataError`, with the fix, and is never
+read. The digests are computed once per version of a file (``_integrity``).
 """
 
-import hashlib
+import contextlib
 import logging
 import os
+import tarfile
 import tempfile
+import warnings
+import zipfile
+import zlib
 from collections import namedtuple
 from pathlib import Path
 
 from sklearn.datasets import get_data_home as _sklearn_data_home
+
+from . import _integrity
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +122,85 @@ REMOTE_FILES = {
 }
 
 
+#: The SHA-256 of each file of the project's prepared data folder (the
+#: layout ``$SKLEARN_SKETCH_DATA`` points to) that a fetcher reads, keyed like
+#: :data:`REMOTE_FILES`. The MNIST files there are the original IDX files
+#: compressed again (``gzip -9 -n``), and the 20 Newsgroups archive was
+#: repacked, so their digests differ from the published ones; both are
+#: accepted. The other files are conversions (``.npz``, gzip text).
+PREPARED_FILES = {
+    "mnist/train-images-idx3-ubyte.gz": (
+        "0b367032e93c5d0cea0925647cfdb18614af8ee15f83e6f2fc2ad904a6835971",
+    ),
+    "mnist/train-labels-idx1-ubyte.gz": (
+        "1787548bbe0bff1ec2ecdc0ef292b02df999e2d1a6002d27500982c652b17203",
+    ),
+    "mnist/t10k-images-idx3-ubyte.gz": (
+        "1a1a05eab793c14bb050b398624a11b0ffd1a2953baed553b1b9bd079e2a20be",
+    ),
+    "mnist/t10k-labels-idx1-ubyte.gz": (
+        "b91679a0acfe4ba0e50a2437a903084cba1f5f92592b016a25a7dfd00455798b",
+    ),
+    "a9a/a9a.npz": (
+        "9ec0642c2ef7fae111a1ab5957c53a7c25cc7051c3c3ed1c0946e701df5e7a24",
+    ),
+    "sector/sector_counts.npz": (
+        "f585a9050956109f8f96a9e4081d6ec53f826d3d931d6940e8981a9b931dc461",
+    ),
+    "sector/sector_tfidf.npz": (
+        "cd943201e9159fe71dcb55cf6237afe2c481559946670d476472eacb0efd64f8",
+    ),
+    "pendigits/pendigits.npz": (
+        "8d82b1be944fc7c20572db62c56e26a5778dc77fa9ffe673767501ca49ab3876",
+    ),
+    "20newsgroups/20news-bydate.tar.gz": (
+        "08c85c6c3a3e0e774a73b5f98098205f52854eabd88a68e6778095331fbb204f",
+    ),
+    "20newsgroups/counts_train.npz": (
+        "4274dca42b52e8974c70d09b8d315fe8f2a00dd64f279ae135c8c8a9deee0307",
+    ),
+    "20newsgroups/counts_test.npz": (
+        "f34aa536ef7eba2cb8a21a7b155fd1164750e1c45ef7c29906bf671b12fab3e7",
+    ),
+    "20newsgroups/labels.npz": (
+        "35c51f176b28fb5ddad20d487180d3aea5a5262f9536a7e822346876212d2e15",
+    ),
+    "20newsgroups/vocabulary.txt.gz": (
+        "e8e6738b8d37461f33348a3c27eafe07c7e1b589f404fd7954f520ab08d1ba9b",
+    ),
+}
+
+
 class DataNotFoundError(FileNotFoundError):
     """A data set's files are in no data folder, and downloading is off."""
+
+
+class CorruptDataError(OSError):
+    """A data file is truncated, corrupt or not the file a fetcher expects.
+
+    The message names the file, what is wrong with it (its SHA-256 and the
+    expected ones, or the error reading it) and the fix. A downloaded file
+    whose SHA-256 is not the published one raises it too.
+    """
+
+
+def expected_sha256(key):
+    """The SHA-256 digests accepted for the file ``key`` of a data folder.
+
+    Parameters
+    ----------
+    key : str
+        ``"<data set>/<file name>"``, as in :data:`REMOTE_FILES`.
+
+    Returns
+    -------
+    digests : tuple of str
+        Those of :data:`PREPARED_FILES`, then the published ones of a file
+        kept as downloaded. A file the fetchers converted themselves is
+        also accepted with the digest recorded when they wrote it.
+    """
+    remote = REMOTE_FILES.get(key)
+    return tuple(PREPARED_FILES.get(key, ())) + (remote.sha256 if remote else ())
 
 
 def get_data_home(data_home=None):
@@ -189,9 +279,9 @@ def _download(dataset, key, folder):
         raise OSError(f"Downloading {remote.url} for {dataset} failed: {exc}") from exc
     # Checked before the file gets its name, so that no caller can read it
     # unchecked; the enclosing temporary folder removes it either way.
-    digest = _sha256(partial)
+    digest = _integrity.sha256(partial)
     if digest not in remote.sha256:
-        raise OSError(
+        raise CorruptDataError(
             f"The file downloaded from {remote.url} for {dataset} has SHA-256 "
             f"{digest}, not the expected {' or '.join(remote.sha256)}: it is "
             "corrupted or the host changed it. Nothing was cached."
@@ -200,24 +290,124 @@ def _download(dataset, key, folder):
     return target
 
 
-def _cached(home, key):
-    """``home/key`` if an earlier call kept that raw file there, intact."""
-    path = home / key
-    if path.is_file() and _sha256(path) in REMOTE_FILES[key].sha256:
-        return path
+def _record_folders(data_home):
+    """Where digests are recorded: the cache folder, else the default one."""
+    folders = [get_cache_home(data_home), get_cache_home(None)]
+    return folders[:1] if folders[0] == folders[1] else folders
+
+
+def _digest_problem(path, key, records):
+    """What is wrong with the SHA-256 of ``path``, or None if it is accepted."""
+    found, built = _integrity.file_digest(path, records)
+    expected = tuple(dict.fromkeys(((built,) if built else ()) + expected_sha256(key)))
+    if found in expected:
+        return None
+    expected = " or ".join(expected) or "none"
+    return f"its SHA-256 is {found}, expected {expected}, so it was not read"
+
+
+def _fix(path):
+    """How to repair ``path``: files under ``$SKLEARN_SKETCH_DATA`` are the user's."""
+    env_home = get_data_home(None)
+    resolved = Path(os.path.realpath(path))
+    if env_home is not None and resolved.is_relative_to(os.path.realpath(env_home)):
+        return (
+            f"It is in ${DATA_ENV_VARIABLE} ({env_home}), which the fetchers "
+            "never write: replace it with an intact copy, or delete it, and the "
+            "next call with download_if_missing=True downloads the data set "
+            "into data_home instead."
+        )
+    return (
+        "Delete it, or call again with download_if_missing=True: the data set "
+        "is then downloaded again in its place."
+    )
+
+
+def corrupt(dataset, path, problem):
+    """The :class:`CorruptDataError` naming ``path``, its ``problem`` and the fix."""
+    return CorruptDataError(
+        f"{path}, a file of the {dataset} data set, is truncated, corrupt or "
+        f"another file: {problem}. {_fix(path)}"
+    )
+
+
+# What reading a damaged file raises: numpy (ValueError, EOFError, KeyError),
+# zipfile, gzip and bz2 (OSError, EOFError), zlib and tarfile. A missing or
+# forbidden file is not a damaged one: those errors pass unchanged.
+_READ_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    EOFError,
+    OSError,
+    zipfile.BadZipFile,
+    zlib.error,
+    tarfile.TarError,
+)
+
+
+@contextlib.contextmanager
+def reading(dataset, path):
+    """Turn any error reading the checked file ``path`` into a CorruptDataError.
+
+    A file whose SHA-256 was accepted reads without error; this names the
+    file where it does not (a wrong digest in the tables, a reader's bug).
+    """
+    try:
+        yield
+    except (CorruptDataError, FileNotFoundError, PermissionError):
+        raise
+    except _READ_ERRORS as exc:
+        problem = f"reading it failed ({type(exc).__name__}: {exc})"
+        raise corrupt(dataset, path, problem) from exc
+
+
+def _first_corrupt(folder, files, records):
+    """``(path, problem)`` of the first of ``files`` refused, else None."""
+    for key in files:
+        problem = _digest_problem(folder / key, key, records)
+        if problem is not None:
+            return folder / key, problem
     return None
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _cached(dataset, home, key, records):
+    """``home/key`` if an earlier call kept that raw file there, intact."""
+    path = home / key
+    if not path.is_file():
+        return None
+    problem = _digest_problem(path, key, records)
+    if problem is None:
+        return path
+    warnings.warn(
+        f"{path}, kept by an earlier download of the {dataset} data set, is "
+        f"truncated, corrupt or another file: {problem}. Downloading it again.",
+        stacklevel=4,
+    )
+    return None
+
+
+def _download_and_build(dataset, build, home, records):
+    """Download, convert, and move the finished files into ``home``."""
+    home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=home) as workdir:
+        finished = build(
+            lambda key: _cached(dataset, home, key, records)
+            or _download(dataset, key, workdir),
+            Path(workdir),
+        )
+        for relative, path in finished.items():
+            target = home / relative
+            digest = _integrity.sha256(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+            # A conversion's bytes vary with library versions: its own digest
+            # is the one its next reads expect.
+            _integrity.record_built(target, digest, records)
 
 
 def fetch_files(dataset, files, build, *, data_home, download_if_missing):
-    """The folder holding every one of ``files`` for ``dataset``.
+    """The folder holding every one of ``files`` for ``dataset``, each checked.
 
     Parameters
     ----------
@@ -231,13 +421,31 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
         writing into ``workdir``; returns the finished files.
     data_home, download_if_missing
         As in the fetchers.
+
+    Raises
+    ------
+    CorruptDataError
+        If a file of ``$SKLEARN_SKETCH_DATA`` has a wrong SHA-256; or one of
+        ``data_home`` has, and downloading is off or fails.
+    DataNotFoundError
+        If the files are in no folder and downloading is off.
     """
     env_home = get_data_home(None)
     home = get_cache_home(data_home)
-    for folder in (env_home, home):
-        if folder is not None and all((folder / f).is_file() for f in files):
-            return folder
+    records = _record_folders(data_home)
+    if env_home is not None and all((env_home / f).is_file() for f in files):
+        refused = _first_corrupt(env_home, files, records)
+        if refused is not None:
+            raise corrupt(dataset, *refused)
+        return env_home
+    refused = None
+    if all((home / f).is_file() for f in files):
+        refused = _first_corrupt(home, files, records)
+        if refused is None:
+            return home
     if not download_if_missing:
+        if refused is not None:
+            raise corrupt(dataset, *refused)
         looked = (
             f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) and data_home ({home})"
         )
@@ -245,13 +453,23 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
             f"The {dataset} data set ({', '.join(files)}) is in neither "
             f"{looked}, and download_if_missing=False."
         )
-    home.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".download-", dir=home) as workdir:
-        finished = build(
-            lambda key: _cached(home, key) or _download(dataset, key, workdir),
-            Path(workdir),
-        )
-        for relative, path in finished.items():
-            (home / relative).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(path, home / relative)
+    _rebuild(dataset, build, home, records, refused)
     return home
+
+
+def _rebuild(dataset, build, home, records, refused):
+    """Download and convert; ``refused`` is the damaged file it replaces."""
+    if refused is None:
+        _download_and_build(dataset, build, home, records)
+        return
+    path, problem = refused
+    warnings.warn(
+        f"{path}, a file of the {dataset} data set, is truncated, corrupt or "
+        f"another file: {problem}. Downloading the data set again to replace it.",
+        stacklevel=4,
+    )
+    try:
+        _download_and_build(dataset, build, home, records)
+    except Exception as exc:
+        problem += f"; downloading it again failed ({exc})"
+        raise corrupt(dataset, path, problem) from exc

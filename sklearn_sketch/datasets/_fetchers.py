@@ -6,8 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
 
-from . import _readers
-from ._base import fetch_files
+from . import _base, _readers
+from ._base import fetch_files, reading
 
 _SUBSETS = ("train", "test")
 
@@ -67,6 +67,14 @@ def fetch_mnist(
         ``target``: ndarray of shape (n_samples,), uint8; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_pendigits : Pen-based digits, 16 coordinates.
@@ -97,12 +105,16 @@ def fetch_mnist(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    images = _readers.read_idx(home / files[0])
-    labels = _readers.read_idx(home / files[1])
-    if images.ndim != 3 or labels.shape != images.shape[:1]:
-        raise ValueError(
-            f"MNIST files in {home} disagree: {images.shape}, {labels.shape}"
-        )
+    with reading("MNIST", home / files[0]):
+        images = _readers.read_idx(home / files[0])
+    with reading("MNIST", home / files[1]):
+        labels = _readers.read_idx(home / files[1])
+    if images.ndim != 3:
+        problem = f"it holds images of shape {images.shape}"
+        raise _base.corrupt("MNIST", home / files[0], problem)
+    if labels.shape != images.shape[:1]:
+        problem = f"it holds labels of shape {labels.shape} for {len(images)} images"
+        raise _base.corrupt("MNIST", home / files[1], problem)
     X = images.reshape(len(images), -1).astype(np.float32)
     X /= np.float32(255)  # in place: the same values, one array fewer
     descr = f"MNIST {subset} images, 784 pixels in [0, 1], labels 0..9."
@@ -160,6 +172,14 @@ def fetch_a9a(
         ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_sector : Sparse term counts, 105 classes.
@@ -188,7 +208,8 @@ def fetch_a9a(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    X, y = _readers.load_csr_bundle(home / "a9a/a9a.npz", subset)
+    with reading("a9a", home / "a9a/a9a.npz"):
+        X, y = _readers.load_csr_bundle(home / "a9a/a9a.npz", subset)
     return _bunch(X, y, return_X_y, f"LIBSVM a9a {subset} rows, 123 binary features.")
 
 
@@ -248,6 +269,14 @@ def fetch_sector(
         ndarray of shape (n_samples,), uint8 in 0..104; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_20newsgroups_counts : Term counts of newsgroup messages.
@@ -286,7 +315,8 @@ def fetch_sector(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    X, y = _readers.load_csr_bundle(home / filename, subset)
+    with reading(f"sector ({values})", home / filename):
+        X, y = _readers.load_csr_bundle(home / filename, subset)
     return _bunch(X, y, return_X_y, f"LIBSVM sector {subset} pages, {values}.")
 
 
@@ -314,9 +344,12 @@ def _news_counts(download, workdir):
     return finished
 
 
+_NEWS_NAME = "20 Newsgroups (counts)"
+
+
 def _news_home(data_home, download_if_missing):
     return fetch_files(
-        "20 Newsgroups (counts)",
+        _NEWS_NAME,
         _NEWS_FILES,
         _news_counts,
         data_home=data_home,
@@ -324,8 +357,15 @@ def _news_home(data_home, download_if_missing):
     )
 
 
+def _check_agree(path, what, n_found, n_expected):
+    """A 20 Newsgroups file that reads but disagrees with the counts."""
+    if n_found != n_expected:
+        problem = f"it holds {n_found} {what}, the counts {n_expected}"
+        raise _base.corrupt(_NEWS_NAME, path, problem)
+
+
 def read_vocabulary(path):
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    with reading(_NEWS_NAME, path), gzip.open(path, "rt", encoding="utf-8") as f:
         return np.array(f.read().splitlines())
 
 
@@ -375,6 +415,14 @@ def fetch_20newsgroups_counts(
         ``"<group>/<id>"`` of each row; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_20newsgroups_archive : The raw messages.
@@ -394,16 +442,22 @@ def fetch_20newsgroups_counts(
     """
     _check_option("subset", subset, _SUBSETS)
     home = _news_home(data_home, download_if_missing)
-    X = sp.load_npz(home / f"20newsgroups/counts_{subset}.npz").tocsr()
-    with np.load(home / "20newsgroups/labels.npz") as labels:
-        y = labels[f"y_{subset}"]
-        extra = {
-            "target_names": labels["target_names"],
-            "filenames": labels[f"files_{subset}"],
-        }
+    counts = home / f"20newsgroups/counts_{subset}.npz"
+    with reading(_NEWS_NAME, counts):
+        X = sp.load_npz(counts).tocsr()  # scipy never allows pickles
+    with reading(_NEWS_NAME, home / "20newsgroups/labels.npz"):
+        with np.load(home / "20newsgroups/labels.npz", allow_pickle=False) as labels:
+            y = labels[f"y_{subset}"]
+            extra = {
+                "target_names": labels["target_names"],
+                "filenames": labels[f"files_{subset}"],
+            }
+    _check_agree(home / "20newsgroups/labels.npz", "labels", len(y), X.shape[0])
     if return_X_y:
         return X, y
     vocabulary = read_vocabulary(home / "20newsgroups/vocabulary.txt.gz")
+    path = home / "20newsgroups/vocabulary.txt.gz"
+    _check_agree(path, "terms", len(vocabulary), X.shape[1])
     descr = f"20 Newsgroups (bydate) {subset} messages, raw term counts."
     return _bunch(X, y, False, descr, feature_names=vocabulary, **extra)
 
@@ -430,6 +484,14 @@ def fetch_20newsgroups_archive(data_home=None, *, download_if_missing=True):
     -------
     path : pathlib.Path
         The archive, to open with :mod:`tarfile`.
+
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
 
     See Also
     --------
@@ -502,6 +564,14 @@ def fetch_pendigits(
         ndarray of shape (n_samples,), uint8; ``DESCR``.
     (data, target) : tuple if ``return_X_y`` is True
 
+    Raises
+    ------
+    CorruptDataError
+        If a file it reads has another SHA-256 than the expected ones, or
+        cannot be read.
+    DataNotFoundError
+        If the data set is in no data folder and ``download_if_missing=False``.
+
     See Also
     --------
     fetch_mnist : Images of handwritten digits.
@@ -528,7 +598,8 @@ def fetch_pendigits(
         data_home=data_home,
         download_if_missing=download_if_missing,
     )
-    with np.load(home / "pendigits/pendigits.npz") as bundle:
+    path = home / "pendigits/pendigits.npz"
+    with reading("pendigits", path), np.load(path, allow_pickle=False) as bundle:
         X, y = bundle[f"X_{subset}"].astype(np.float64), bundle[f"y_{subset}"]
     return _bunch(X, y, return_X_y, f"UCI pendigits {subset} samples, 16 coordinates.")
 

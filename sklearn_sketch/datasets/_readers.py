@@ -52,7 +52,7 @@ def save_csr_bundle(path, splits):
 
 def load_csr_bundle(path, subset):
     """One split ``(X, y)`` of a CSR bundle written by :func:`save_csr_bundle`."""
-    with np.load(path) as bundle:
+    with np.load(path, allow_pickle=False) as bundle:
         X = sp.csr_matrix(
             (
                 bundle[f"{subset}_data"],
