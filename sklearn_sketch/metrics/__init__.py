@@ -1,58 +1,79 @@
 """Exact kernels, for ``SVC(kernel="precomputed")`` baselines and tests.
 
-The CoRE and resemblance kernels are computed with two sparse products per
-block of rows of ``X``: the correlation ``rho = <u~, v~>`` of the
-l2-normalized rows and the intersection sizes ``a = |S_u & S_v|`` of their
-nonzero patterns. Blocks are sized by scikit-learn's ``working_memory``, so
-the temporaries beyond the ``(n_X, n_Y)`` output stay bounded. The min-max and GMM kernels follow from
-the l1 norms of the rows and their l1 distances (scikit-learn's
-``manhattan_distances``, sparse-aware), by blocks of rows alike.
+Every kernel value is computed from its two rows alone, by a compiled merge
+of their sorted column indices (``_kernels``): the time per pair is
+``O(nnz_x + nnz_y)`` and the memory beyond the ``(n_X, n_Y)`` output is
+``O(nnz)``, whatever the number of columns (int64 column indices are
+accepted). Each row is first brought near unit scale by a power of two, so
+that huge values (up to the largest float) and tiny ones (down to subnormal
+numbers) give the kernel of the same rows at unit scale, finite. The
+compiled loops are imported, and compiled, on the first call only.
 """
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.metrics.pairwise import check_pairwise_arrays, manhattan_distances
-from sklearn.preprocessing import normalize
+from sklearn.utils import check_array
 from sklearn.utils.validation import check_non_negative
 
-from .utils._chunking import row_chunks
-from .utils._validation import canonical_csr
+from ..utils._validation import FLOAT_DTYPES, canonical_csr
 
 __all__ = ["core_kernel", "gmm_kernel", "min_max_kernel", "resemblance_kernel"]
 
 
-def _patterns(X):
-    """Canonical CSR, its l2-normalized copy, its binary pattern and set sizes."""
-    X = canonical_csr(X)
-    # normalize leaves all-zero rows at zero.
-    X_normalized = normalize(X, norm="l2")
-    pattern = sp.csr_matrix(
-        (np.ones_like(X.data, dtype=np.float64), X.indices, X.indptr), shape=X.shape
+def _check_pair(X, Y, name):
+    """``X`` and ``Y`` validated for the kernel ``name``, and the output dtype.
+
+    Both must be 2-D, finite, with at least one row and one column, and of
+    the same width. Sparse input of any format becomes CSR (int64 indices
+    kept); integers and booleans become float64.
+    """
+    params = dict(
+        accept_sparse="csr",
+        accept_large_sparse=True,
+        dtype=FLOAT_DTYPES,
+        ensure_all_finite=True,
+        estimator=name,
     )
-    sizes = np.diff(X.indptr).astype(np.float64)
-    return X_normalized, pattern, sizes
+    X = check_array(X, input_name="X", **params)
+    if Y is not None:
+        Y = check_array(Y, input_name="Y", **params)
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"Incompatible dimension for X and Y matrices in {name}: "
+                f"X has {X.shape[1]} features, Y has {Y.shape[1]}."
+            )
+    both_float32 = X.dtype == np.float32 and (Y is None or Y.dtype == np.float32)
+    return X, Y, (np.float32 if both_float32 else np.float64)
 
 
-def _pairwise(X, Y, combine):
-    X, Y = check_pairwise_arrays(X, Y, accept_sparse="csr")
-    dtype = np.result_type(X.dtype, Y.dtype)
-    X_norm, X_pattern, f_X = _patterns(X)
-    Y_norm, Y_pattern, f_Y = _patterns(Y)
-    Y_norm_T = Y_norm.T.tocsc()
-    Y_pattern_T = Y_pattern.T.tocsc()
-    K = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
-    # Per row of a block: rho, a, the union and the result, all float64.
-    for rows in row_chunks(X.shape[0], 4 * 8 * max(Y.shape[0], 1)):
-        a = (X_pattern[rows] @ Y_pattern_T).toarray()
-        union = f_X[rows, None] + f_Y[None, :] - a
-        # Two all-zero rows have an empty union: their kernel value is 0.
-        union[union == 0] = np.inf
-        if combine is None:
-            K[rows] = a / union
-        else:
-            rho = (X_norm[rows] @ Y_norm_T).toarray()
-            K[rows] = combine(rho, a, union, f_X[rows, None], f_Y[None, :])
-    return K
+def _scaled_rows(X, unit_l2):
+    """The canonical CSR arrays of ``X`` for the kernels, its rows scaled.
+
+    Returns int64 ``indptr`` and ``indices``, and from ``scale_rows`` the
+    scaled float64 values, the row exponents and the row norms.
+    """
+    from ._kernels import scale_rows
+
+    X = canonical_csr(X)
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(X.indices, dtype=np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    return (indptr, indices, *scale_rows(indptr, data, unit_l2))
+
+
+def _pattern_kernel(X, Y, kind, name):
+    """Resemblance (``kind=0``) or CoRE kernel (``kind=1, 2``) of all row pairs."""
+    from ._kernels import core_rows
+
+    X, Y, dtype = _check_pair(X, Y, name)
+    x_indptr, x_indices, x_data, _, _ = _scaled_rows(X, True)
+    if Y is None:
+        y_indptr, y_indices, y_data = x_indptr, x_indices, x_data
+    else:
+        y_indptr, y_indices, y_data, _, _ = _scaled_rows(Y, True)
+    out = np.empty((x_indptr.size - 1, y_indptr.size - 1), dtype=dtype)
+    return core_rows(
+        x_indptr, x_indices, x_data, y_indptr, y_indices, y_data, kind, Y is None, out
+    )
 
 
 def resemblance_kernel(X, Y=None):
@@ -81,15 +102,7 @@ def resemblance_kernel(X, Y=None):
     array([[1.        , 0.33333333],
            [0.33333333, 1.        ]])
     """
-    return _pairwise(X, Y, None)
-
-
-def _core1(rho, a, union, f_x, f_y):
-    return rho * (a / union)
-
-
-def _core2(rho, a, union, f_x, f_y):
-    return rho * (np.sqrt(f_x * f_y) / union)
+    return _pattern_kernel(X, Y, 0, "resemblance_kernel")
 
 
 def core_kernel(X, Y=None, *, kind=1):
@@ -132,61 +145,27 @@ def core_kernel(X, Y=None, *, kind=1):
     """
     if kind not in (1, 2) or isinstance(kind, bool):
         raise ValueError(f"kind must be 1 or 2, got {kind!r}.")
-    return _pairwise(X, Y, _core1 if kind == 1 else _core2)
+    return _pattern_kernel(X, Y, kind, "core_kernel")
 
 
-def _l1_norms(X):
-    """The l1 norm of every row, in float64."""
-    if sp.issparse(X):
-        return np.asarray(abs(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.abs(X).sum(axis=1, dtype=np.float64)
+def _min_max(X, Y, name):
+    """``sum min / sum max`` of the split rows ``[max(x, 0), max(-x, 0)]``."""
+    from ._kernels import min_max_rows
 
-
-def _split_pattern(X):
-    """Binary CSR pattern of the split rows ``[x > 0, x < 0]`` (width 2 d)."""
-    X = canonical_csr(X)
-    indices = X.indices.astype(np.int64) + X.shape[1] * (X.data < 0)
-    pattern = sp.csr_matrix(
-        (np.ones(X.nnz), indices, X.indptr), shape=(X.shape[0], 2 * X.shape[1])
+    X, Y, dtype = _check_pair(X, Y, name)
+    if name == "min_max_kernel":
+        for data in (X, Y) if Y is not None else (X,):
+            check_non_negative(data, "min_max_kernel (gmm_kernel accepts real values)")
+    x_indptr, x_indices, x_data, x_exponents, x_l1 = _scaled_rows(X, False)
+    y_arrays = (
+        (x_indptr, x_indices, x_data, x_exponents, x_l1)
+        if Y is None
+        else _scaled_rows(Y, False)
     )
-    pattern.sort_indices()
-    return pattern
-
-
-def _min_max_from_l1(X, Y):
-    """``sum min / sum max`` of the split rows, from l1 norms and distances.
-
-    With ``x~ = [max(x, 0), max(-x, 0)]``: ``|x~ - y~|_1 = |x - y|_1``
-    (coordinate by coordinate, whether the signs agree or not), so
-    ``sum min(x~, y~) = (|x|_1 + |y|_1 - |x - y|_1) / 2`` and ``sum max``
-    the same with ``+``. For nonnegative rows ``x~ = [x, 0]``: the min-max
-    kernel.
-    """
-    X, Y = check_pairwise_arrays(
-        X, Y, accept_sparse="csr", dtype=(np.float64, np.float32)
+    out = np.empty((x_indptr.size - 1, y_arrays[0].size - 1), dtype=dtype)
+    return min_max_rows(
+        x_indptr, x_indices, x_data, x_exponents, x_l1, *y_arrays, Y is None, out
     )
-    dtype = np.result_type(X.dtype, Y.dtype)
-    if sp.issparse(X):
-        X = canonical_csr(X)
-    if sp.issparse(Y):
-        Y = canonical_csr(Y)
-    norms_X, norms_Y = _l1_norms(X), _l1_norms(Y)
-    # Rows that share no coordinate of the same sign have kernel 0 exactly,
-    # where the difference of the sums would leave a rounding error.
-    pattern_X, pattern_Y_T = _split_pattern(X), _split_pattern(Y).T.tocsc()
-    K = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
-    # Per row of a block: the distances, the overlaps, the sums and the
-    # result, float64.
-    for rows in row_chunks(X.shape[0], 5 * 8 * max(Y.shape[0], 1)):
-        distances = manhattan_distances(X[rows], Y).astype(np.float64, copy=False)
-        sums = norms_X[rows, None] + norms_Y[None, :]
-        maxima = sums + distances
-        sums -= distances
-        sums[(pattern_X[rows] @ pattern_Y_T).toarray() == 0] = 0.0
-        maxima[maxima == 0] = np.inf  # two all-zero rows: kernel 0
-        sums /= maxima
-        K[rows] = np.clip(sums, 0.0, 1.0)
-    return K
 
 
 def min_max_kernel(X, Y=None):
@@ -229,10 +208,7 @@ def min_max_kernel(X, Y=None):
     array([[1. , 0.4],
            [0.4, 1. ]])
     """
-    check_non_negative(X, "min_max_kernel (gmm_kernel accepts real values)")
-    if Y is not None:
-        check_non_negative(Y, "min_max_kernel (gmm_kernel accepts real values)")
-    return _min_max_from_l1(X, Y)
+    return _min_max(X, Y, "min_max_kernel")
 
 
 def gmm_kernel(X, Y=None):
@@ -276,4 +252,4 @@ def gmm_kernel(X, Y=None):
     array([[1. , 0.2],
            [0.2, 1. ]])
     """
-    return _min_max_from_l1(X, Y)
+    return _min_max(X, Y, "gmm_kernel")
