@@ -1,10 +1,10 @@
 """Exact kernels, for ``SVC(kernel="precomputed")`` baselines and tests.
 
-Every kernel value is computed from its two rows alone, by a compiled merge
-of their sorted column indices (``_kernels``): the time per pair is
-``O(nnz_x + nnz_y)`` and the memory beyond the ``(n_X, n_Y)`` output is
-``O(nnz)``, whatever the number of columns (int64 column indices are
-accepted). Each row is first brought near unit scale by a power of two, so
+The kernels are compiled loops (``_kernels``) over the rows of ``X`` and an
+inverted index of ``Y`` (its rows by column, over the columns it stores), in
+the order of a sparse product: only pairs of values that share a column are
+visited, and the memory beyond the ``(n_X, n_Y)`` output is ``O(nnz + n_Y)``
+whatever the number of columns (int64 column indices are accepted). Each row is first brought near unit scale by a power of two, so
 that huge values (up to the largest float) and tiny ones (down to subnormal
 numbers) give the kernel of the same rows at unit scale, finite. The
 compiled loops are imported, and compiled, on the first call only.
@@ -45,6 +45,12 @@ def _check_pair(X, Y, name):
     return X, Y, (np.float32 if both_float32 else np.float64)
 
 
+# halves[d] = 2**-d: the factor that brings a row whose exponent is d lower
+# to the scale of a pair. Past 2**-1074, the smallest subnormal, it is 0;
+# the kernels use the last entry for every larger d.
+_HALVES = np.ldexp(1.0, -np.arange(1100))
+
+
 def _scaled_rows(X, unit_l2):
     """The canonical CSR arrays of ``X`` for the kernels, its rows scaled.
 
@@ -57,7 +63,52 @@ def _scaled_rows(X, unit_l2):
     indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(X.indices, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
-    return (indptr, indices, *scale_rows(indptr, data, unit_l2))
+    scaled = np.empty_like(data)
+    exponents = np.empty(X.shape[0], dtype=np.int64)
+    norms = np.empty(X.shape[0])
+    scale_rows(indptr, data, unit_l2, scaled, exponents, norms)
+    return indptr, indices, scaled, exponents, norms
+
+
+def _inverted_index(indptr, indices, values):
+    """The rows of a CSR matrix by column, over the columns it stores.
+
+    Returns the sorted distinct ``columns``, and ``colptr``, ``rows``,
+    ``values``: the rows (ascending) and values of ``columns[c]`` are
+    ``rows[colptr[c]:colptr[c + 1]]``. ``O(nnz)`` memory: the columns no row
+    stores take no room.
+    """
+    order = np.argsort(indices, kind="stable")  # stable: rows stay ascending
+    by_column = indices[order]
+    starts = np.flatnonzero(by_column[1:] != by_column[:-1]) + 1
+    colptr = np.concatenate(([0], starts, [by_column.size])) if by_column.size else [0]
+    colptr = np.asarray(colptr, dtype=np.int64)
+    rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+    return by_column[colptr[:-1]], colptr, rows[order], values[order]
+
+
+def _positions(columns, indices):
+    """The position of each of ``indices`` in the sorted ``columns``, -1 if absent."""
+    if columns.size == 0:
+        return np.full(indices.size, -1, dtype=np.int64)
+    positions = np.minimum(np.searchsorted(columns, indices), columns.size - 1)
+    return np.where(columns[positions] == indices, positions, -1).astype(np.int64)
+
+
+def _prepare(X, Y, unit_l2):
+    """The arrays the compiled loops take, for ``X`` and ``Y`` (None: ``X``).
+
+    Returns the scaled CSR arrays of ``X`` (``_scaled_rows``) with its column
+    indices replaced by positions in the inverted index of ``Y``, that index
+    (``colptr``, ``rows``, ``values``), and ``Y``'s exponents, norms and
+    numbers of stored values per row.
+    """
+    x = _scaled_rows(X, unit_l2)
+    y = x if Y is None else _scaled_rows(Y, unit_l2)
+    columns, colptr, rows, values = _inverted_index(*y[:3])
+    x_rows = (x[0], _positions(columns, x[1]), *x[2:])
+    y_sizes = np.diff(y[0]).astype(np.float64)
+    return x_rows, (colptr, rows, values, *y[3:], y_sizes)
 
 
 def _pattern_kernel(X, Y, kind, name):
@@ -65,15 +116,12 @@ def _pattern_kernel(X, Y, kind, name):
     from ._kernels import core_rows
 
     X, Y, dtype = _check_pair(X, Y, name)
-    x_indptr, x_indices, x_data, _, _ = _scaled_rows(X, True)
-    if Y is None:
-        y_indptr, y_indices, y_data = x_indptr, x_indices, x_data
-    else:
-        y_indptr, y_indices, y_data, _, _ = _scaled_rows(Y, True)
-    out = np.empty((x_indptr.size - 1, y_indptr.size - 1), dtype=dtype)
-    return core_rows(
-        x_indptr, x_indices, x_data, y_indptr, y_indices, y_data, kind, Y is None, out
-    )
+    x, (colptr, rows, values, _, _, y_sizes) = _prepare(X, Y, True)
+    n_Y = y_sizes.size
+    out = np.empty((x[0].size - 1, n_Y), dtype=dtype)
+    core_rows(*x[:3], colptr, rows, values, y_sizes, kind, Y is None,
+              np.empty(n_Y), np.empty(n_Y), out)
+    return out
 
 
 def resemblance_kernel(X, Y=None):
@@ -156,16 +204,11 @@ def _min_max(X, Y, name):
     if name == "min_max_kernel":
         for data in (X, Y) if Y is not None else (X,):
             check_non_negative(data, "min_max_kernel (gmm_kernel accepts real values)")
-    x_indptr, x_indices, x_data, x_exponents, x_l1 = _scaled_rows(X, False)
-    y_arrays = (
-        (x_indptr, x_indices, x_data, x_exponents, x_l1)
-        if Y is None
-        else _scaled_rows(Y, False)
-    )
-    out = np.empty((x_indptr.size - 1, y_arrays[0].size - 1), dtype=dtype)
-    return min_max_rows(
-        x_indptr, x_indices, x_data, x_exponents, x_l1, *y_arrays, Y is None, out
-    )
+    x, y = _prepare(X, Y, False)
+    n_Y = y[-1].size
+    out = np.empty((x[0].size - 1, n_Y), dtype=dtype)
+    min_max_rows(*x, *y[:-1], _HALVES, Y is None, np.empty(n_Y), out)
+    return out
 
 
 def min_max_kernel(X, Y=None):
