@@ -11,6 +11,7 @@ compiled loops are imported, and compiled, on the first call only.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_non_negative
 
@@ -19,12 +20,18 @@ from ..utils._validation import FLOAT_DTYPES, canonical_csr
 __all__ = ["core_kernel", "gmm_kernel", "min_max_kernel", "resemblance_kernel"]
 
 
+def _canonical(X):
+    """Sparse ``X`` as a canonical CSR matrix, dense ``X`` as it is."""
+    return canonical_csr(X) if sp.issparse(X) else X
+
+
 def _check_pair(X, Y, name):
     """``X`` and ``Y`` validated for the kernel ``name``, and the output dtype.
 
     Both must be 2-D, finite, with at least one row and one column, and of
-    the same width. Sparse input of any format becomes CSR (int64 indices
-    kept); integers and booleans become float64.
+    the same width. Sparse input of any format becomes canonical CSR (int64
+    indices kept), so that duplicates that cancel are not negative values;
+    integers and booleans become float64.
     """
     params = dict(
         accept_sparse="csr",
@@ -33,14 +40,18 @@ def _check_pair(X, Y, name):
         ensure_all_finite=True,
         estimator=name,
     )
-    X = check_array(X, input_name="X", **params)
-    if Y is not None:
-        Y = check_array(Y, input_name="Y", **params)
-        if Y.shape[1] != X.shape[1]:
-            raise ValueError(
-                f"Incompatible dimension for X and Y matrices in {name}: "
-                f"X has {X.shape[1]} features, Y has {Y.shape[1]}."
-            )
+    # scikit-learn's first test of finiteness sums the values: huge values
+    # of both signs give inf - inf there, a spurious "invalid value" warning
+    # before its element-wise test finds them finite.
+    with np.errstate(invalid="ignore"):
+        X = _canonical(check_array(X, input_name="X", **params))
+        if Y is not None:
+            Y = _canonical(check_array(Y, input_name="Y", **params))
+    if Y is not None and Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"Incompatible dimension for X and Y matrices in {name}: "
+            f"X has {X.shape[1]} features, Y has {Y.shape[1]}."
+        )
     both_float32 = X.dtype == np.float32 and (Y is None or Y.dtype == np.float32)
     return X, Y, (np.float32 if both_float32 else np.float64)
 
@@ -141,9 +152,16 @@ def resemblance_kernel(X, Y=None):
         0 where either row is all zero. float32 when both inputs are
         float32, float64 otherwise.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``Y`` is not 2-D, has no row or no column, or has NaN
+        or infinite values, or if their numbers of columns differ.
+
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import resemblance_kernel
     >>> X = np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 5.0]])
     >>> resemblance_kernel(X)
@@ -179,9 +197,17 @@ def core_kernel(X, Y=None, *, kind=1):
         0 where either row is all zero. float32 when both inputs are
         float32, float64 otherwise.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``Y`` is not 2-D, has no row or no column, or has NaN
+        or infinite values, or if their numbers of columns differ.
+        Also if ``kind`` is not 1 or 2.
+
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import core_kernel
     >>> X = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
     >>> core_kernel(X, kind=1).round(4)
@@ -235,7 +261,9 @@ def min_max_kernel(X, Y=None):
     Raises
     ------
     ValueError
-        If ``X`` or ``Y`` has negative values (see :func:`gmm_kernel`).
+        If ``X`` or ``Y`` is not 2-D, has no row or no column, or has NaN
+        or infinite values, or if their numbers of columns differ.
+        Also if ``X`` or ``Y`` has negative values (see :func:`gmm_kernel`).
 
     See Also
     --------
@@ -245,6 +273,7 @@ def min_max_kernel(X, Y=None):
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import min_max_kernel
     >>> X = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 1.0]])
     >>> min_max_kernel(X)
@@ -276,6 +305,12 @@ def gmm_kernel(X, Y=None):
         0 where either row is all zero. float32 when both inputs are
         float32, float64 otherwise.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``Y`` is not 2-D, has no row or no column, or has NaN
+        or infinite values, or if their numbers of columns differ.
+
     See Also
     --------
     min_max_kernel : The min-max kernel of nonnegative rows.
@@ -289,6 +324,7 @@ def gmm_kernel(X, Y=None):
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import gmm_kernel
     >>> X = np.array([[1.0, -2.0], [1.0, 2.0]])
     >>> gmm_kernel(X)
