@@ -17,7 +17,12 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
-from sklearn_sketch.metrics import core_kernel, gmm_kernel, min_max_kernel, resemblance_kernel
+from sklearn_sketch.metrics import (
+    core_kernel,
+    gmm_kernel,
+    min_max_kernel,
+    resemblance_kernel,
+)
 
 # name -> (kernel, its reference, whether it takes negative values)
 KERNELS = {
@@ -29,8 +34,13 @@ KERNELS = {
     "core2": (lambda X, Y=None: core_kernel(X, Y, kind=2),
               lambda X, Y: reference.pattern(X, Y, 2), True),
 }
-NAMES = {"min_max": "min_max_kernel", "gmm": "gmm_kernel",
-         "resemblance": "resemblance_kernel", "core1": "core_kernel", "core2": "core_kernel"}
+NAMES = {
+    "min_max": "min_max_kernel",
+    "gmm": "gmm_kernel",
+    "resemblance": "resemblance_kernel",
+    "core1": "core_kernel",
+    "core2": "core_kernel",
+}
 
 
 def _dense(rng, n, d, density, signed):
@@ -85,9 +95,12 @@ def test_kernels_equal_their_reference_on_every_layout(name, shape, density):
         X_t, Y_t = X.astype(dtype), Y.astype(dtype)
         exp, exp_XX = (expected, expected_XX) if dtype == np.float64 else (
             oracle(X_t, Y_t), oracle(X_t, X_t))
-        layouts = [(X_t, Y_t), (sp.csr_matrix(X_t), Y_t), (sp.csc_matrix(X_t), sp.coo_matrix(Y_t))]
-        layouts += [(_messy_csr(X_t, index_dtype, rng), _messy_csr(Y_t, index_dtype, rng))
-                    for index_dtype in (np.int32, np.int64)]
+        layouts = [(X_t, Y_t), (sp.csr_matrix(X_t), Y_t),
+                   (sp.csc_matrix(X_t), sp.coo_matrix(Y_t))]
+        layouts += [
+            (_messy_csr(X_t, index_dtype, rng), _messy_csr(Y_t, index_dtype, rng))
+            for index_dtype in (np.int32, np.int64)
+        ]
         for A, B in layouts:
             K = kernel(A, B)
             assert K.dtype == dtype and K.shape == (n_X, n_Y)
@@ -118,9 +131,9 @@ def test_wide_input_costs_memory_of_its_nonzeros(name, n_features):
     rng = np.random.default_rng(5)
     values = _dense(rng, 9, 6, 0.6, signed)
     # Six columns spread over the whole width, the last at n_features - 1.
-    columns = np.array([0, 5, 2**31 - 1, 2**31, n_features - 2, n_features - 1], dtype=np.int64)
-    wide = sp.coo_matrix(values)
-    wide = sp.csr_matrix((wide.data, (wide.row, columns[wide.col])), shape=(9, n_features))
+    columns = np.array([0, 5, 2**31 - 1, 2**31, n_features - 2, n_features - 1])
+    coo = sp.coo_matrix(values)
+    wide = sp.csr_matrix((coo.data, (coo.row, columns[coo.col])), shape=(9, n_features))
     assert wide.indices.dtype == np.int64
     tracemalloc.start()
     try:
@@ -188,15 +201,16 @@ def test_huge_values_give_the_kernel_of_the_same_rows_at_unit_scale():
     assert gmm_kernel(np.vstack([x, y]))[0, 1] == pytest.approx(2.5 / 4.0, rel=1e-15)
     rho = (1.5**2 + 1.0) / np.sqrt(1.5**2 * 2 + 1.0) / np.sqrt(1.5**2 + 1.0)
     assert core_kernel(x, y, kind=1)[0, 0] == pytest.approx(rho * 2 / 3, rel=1e-14)
-    assert core_kernel(x, y, kind=2)[0, 0] == pytest.approx(rho * np.sqrt(6) / 3, rel=1e-14)
+    K_C2 = rho * np.sqrt(6) / 3
+    assert core_kernel(x, y, kind=2)[0, 0] == pytest.approx(K_C2, rel=1e-14)
 
 
 def _malformed(name):
     """(X, Y, the message) for every input every kernel refuses."""
     function = NAMES[name]
     cases = [
-        (np.zeros((0, 3)), None, f"0 sample\\(s\\) \\(shape=\\(0, 3\\)\\).*{function}"),
-        (np.zeros((2, 0)), None, f"0 feature\\(s\\) \\(shape=\\(2, 0\\)\\).*{function}"),
+        (np.zeros((0, 3)), None, rf"0 sample\(s\) \(shape=\(0, 3\)\).*{function}"),
+        (np.zeros((2, 0)), None, rf"0 feature\(s\) \(shape=\(2, 0\)\).*{function}"),
         (sp.csr_matrix((0, 3)), None, f"0 sample.*{function}"),
         (sp.csr_matrix((2, 0)), None, f"0 feature.*{function}"),
         (np.ones((2, 3)), np.zeros((0, 3)), f"0 sample.*{function}"),
@@ -212,8 +226,10 @@ def _malformed(name):
     ]
     if name == "min_max":
         negative = np.array([[1.0, -2.0]])
-        cases += [(negative, None, "Negative values.*gmm_kernel"),
-                  (np.ones((1, 2)), sp.csr_matrix(negative), "Negative values.*gmm_kernel")]
+        cases += [
+            (negative, None, "Negative values.*gmm_kernel"),
+            (np.ones((1, 2)), sp.csr_matrix(negative), "Negative values.*gmm_kernel"),
+        ]
     return cases
 
 

@@ -4,10 +4,11 @@ The kernels are compiled loops (``_kernels``) over the rows of ``X`` and an
 inverted index of ``Y`` (its rows by column, over the columns it stores), in
 the order of a sparse product: only pairs of values that share a column are
 visited, and the memory beyond the ``(n_X, n_Y)`` output is ``O(nnz + n_Y)``
-whatever the number of columns (int64 column indices are accepted). Each row is first brought near unit scale by a power of two, so
-that huge values (up to the largest float) and tiny ones (down to subnormal
-numbers) give the kernel of the same rows at unit scale, finite. The
-compiled loops are imported, and compiled, on the first call only.
+whatever the number of columns (int64 column indices are accepted). Each
+row is first brought near unit scale by a power of two, so that huge values
+(up to the largest float) and tiny ones (down to subnormal numbers) give the
+kernel of the same rows at unit scale, finite. The compiled loops are
+imported, and compiled, on the first call only.
 """
 
 import numpy as np
