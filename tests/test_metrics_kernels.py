@@ -100,7 +100,8 @@ def test_kernels_equal_their_reference_on_every_layout(name, shape, density):
         exp, exp_XX = (expected, expected_XX) if dtype == np.float64 else (
             oracle(X_t, Y_t), oracle(X_t, X_t))
         layouts = [(X_t, Y_t), (sp.csr_matrix(X_t), Y_t),
-                   (sp.csc_matrix(X_t), sp.coo_matrix(Y_t))]
+                   (sp.csc_matrix(X_t), sp.coo_matrix(Y_t)),
+                   (sp.csr_array(X_t), sp.csr_array(Y_t))]
         layouts += [
             (_messy_csr(X_t, index_dtype, rng), _messy_csr(Y_t, index_dtype, rng))
             for index_dtype in (np.int32, np.int64)
@@ -126,6 +127,15 @@ def test_gram_matrix_is_exactly_symmetric_with_the_right_diagonal(name):
     assert np.all((K >= -1.0) & (K <= 1.0))
     if name in ("min_max", "gmm"):
         assert np.all(np.diag(K)[nonzero] == 1.0)  # exactly, as the tests of SVC expect
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_all_zero_input_gives_zeros(name):
+    kernel = KERNELS[name][0]
+    for zeros in (np.zeros((3, 4)), sp.csr_matrix((3, 4)), sp.csr_matrix((3, 2**40))):
+        assert_array_equal(kernel(zeros), np.zeros((3, 3)))
+        assert_array_equal(kernel(zeros[:2], zeros), np.zeros((2, 3)))
+    assert_array_equal(kernel(np.zeros((2, 4)), np.ones((3, 4))), np.zeros((2, 3)))
 
 
 @pytest.mark.parametrize("name", KERNELS)
