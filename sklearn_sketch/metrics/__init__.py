@@ -162,7 +162,6 @@ def resemblance_kernel(X, Y=None):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import resemblance_kernel
     >>> X = np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 5.0]])
     >>> resemblance_kernel(X)
@@ -208,7 +207,6 @@ def core_kernel(X, Y=None, *, kind=1):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import core_kernel
     >>> X = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
     >>> core_kernel(X, kind=1).round(4)
@@ -274,7 +272,6 @@ def min_max_kernel(X, Y=None):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import min_max_kernel
     >>> X = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 1.0]])
     >>> min_max_kernel(X)
@@ -325,7 +322,6 @@ def gmm_kernel(X, Y=None):
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse as sp
     >>> from sklearn_sketch.metrics import gmm_kernel
     >>> X = np.array([[1.0, -2.0], [1.0, 2.0]])
     >>> gmm_kernel(X)
