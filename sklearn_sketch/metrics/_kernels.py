@@ -13,6 +13,7 @@ allocate nothing).
 
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -52,6 +53,19 @@ def scale_rows(indptr, data, unit_l2, scaled, exponents, norms):
 
 
 @njit(nogil=True, cache=True)
+def _column_stop(y_colptr, y_rows, column, last):
+    """The end of the rows of ``column`` that are at most ``last``.
+
+    The rows of a column are ascending, so the check leaves the inner loops
+    (a binary search, only where the column reaches past ``last``).
+    """
+    start, stop = y_colptr[column], y_colptr[column + 1]
+    if y_rows[stop - 1] <= last:
+        return stop
+    return start + np.searchsorted(y_rows[start:stop], last, side="right")
+
+
+@njit(nogil=True, cache=True)
 def _shared_minima(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows,
                    y_data, y_exponents, halves, last, minima):
     """``minima[q] = sum min(x~_c, y~_c)`` over the columns ``c`` of row ``i``.
@@ -59,10 +73,10 @@ def _shared_minima(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows
     ``x~`` and ``y~`` are the split rows ``[max(x, 0), max(-x, 0)]``, so only
     columns where both values have the same sign add a term. A pair is at
     the scale of its larger row: the other row's values are multiplied by
-    ``halves[d] = 2**-d``, ``d`` the difference of their exponents. Rows of
-    ``Y`` past ``last`` are skipped. The terms are added in column order, as
-    ``scale_rows`` adds the l1 norm, so that a row with itself gives its
-    norm exactly.
+    ``halves[d] = 2**-d``, ``d`` the difference of their exponents. Only the
+    rows ``q`` of ``Y`` up to ``last`` are visited. The terms are added in
+    column order, as ``scale_rows`` adds the l1 norm, so that a row with
+    itself gives its norm exactly.
     """
     x_exponent = x_exponents[i]
     for p in range(x_indptr[i], x_indptr[i + 1]):
@@ -70,10 +84,8 @@ def _shared_minima(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows
         if column < 0:
             continue
         v = x_data[p]
-        for t in range(y_colptr[column], y_colptr[column + 1]):
+        for t in range(y_colptr[column], _column_stop(y_colptr, y_rows, column, last)):
             q = y_rows[t]
-            if q > last:
-                break
             w = y_data[t]
             if (v > 0.0) != (w > 0.0):
                 continue
@@ -120,6 +132,29 @@ def min_max_rows(x_indptr, x_columns, x_data, x_exponents, x_l1, y_colptr, y_row
 
 
 @njit(nogil=True, cache=True)
+def _shared_support(i, x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, last,
+                    with_products, shared, products):
+    """The columns row ``i`` shares with each row ``q`` of ``Y`` up to ``last``.
+
+    Adds to ``shared[q]`` their number and, with ``with_products``, to
+    ``products[q]`` the sum of the products of the two rows' values there.
+    """
+    for p in range(x_indptr[i], x_indptr[i + 1]):
+        column = x_columns[p]
+        if column < 0:
+            continue
+        stop = _column_stop(y_colptr, y_rows, column, last)
+        if with_products:
+            v = x_data[p]
+            for t in range(y_colptr[column], stop):
+                shared[y_rows[t]] += 1.0
+                products[y_rows[t]] += v * y_data[t]
+        else:
+            for t in range(y_colptr[column], stop):
+                shared[y_rows[t]] += 1.0
+
+
+@njit(nogil=True, cache=True)
 def core_rows(x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, y_sizes, kind,
               symmetric, shared, products, out):
     """Resemblance (``kind=0``) or CoRE kernel of type 1 or 2 of row pairs.
@@ -135,16 +170,8 @@ def core_rows(x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, y_sizes, ki
         last = i if symmetric else out.shape[1] - 1
         shared[: last + 1] = 0.0
         products[: last + 1] = 0.0
-        for p in range(x_indptr[i], x_indptr[i + 1]):
-            column = x_columns[p]
-            if column < 0:
-                continue
-            for t in range(y_colptr[column], y_colptr[column + 1]):
-                q = y_rows[t]
-                if q > last:
-                    break
-                shared[q] += 1.0
-                products[q] += x_data[p] * y_data[t]
+        _shared_support(i, x_indptr, x_columns, x_data, y_colptr, y_rows, y_data,
+                        last, kind != 0, shared, products)
         f_x = float(x_indptr[i + 1] - x_indptr[i])
         for q in range(last + 1):
             value = 0.0
