@@ -1,26 +1,13 @@
 """The exact min-max and GMM kernels against their definitions, pair by pair."""
 
+import _metrics_reference as reference
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numpy.testing import assert_allclose
-from sklearn import config_context
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.svm import SVC
 
 from sklearn_sketch.metrics import gmm_kernel, min_max_kernel
-
-
-def _oracle(X, Y, split=False):
-    """``sum min / sum max`` by a loop over pairs (0 for two zero rows)."""
-    if split:
-        X = np.hstack([np.maximum(X, 0), np.maximum(-X, 0)])
-        Y = np.hstack([np.maximum(Y, 0), np.maximum(-Y, 0)])
-    K = np.zeros((X.shape[0], Y.shape[0]))
-    for i, x in enumerate(X):
-        for j, y in enumerate(Y):
-            top = np.maximum(x, y).sum()
-            K[i, j] = np.minimum(x, y).sum() / top if top > 0 else 0.0
-    return K
 
 
 def _data(seed, n, signed=False):
@@ -36,9 +23,10 @@ def _data(seed, n, signed=False):
 @pytest.mark.parametrize("form", [np.asarray, sp.csr_matrix, sp.csc_matrix])
 def test_min_max_kernel_is_its_definition(form):
     X, Y = _data(0, 9), _data(1, 5)
-    assert_allclose(min_max_kernel(form(X), form(Y)), _oracle(X, Y), rtol=1e-12, atol=1e-15)
+    expected = reference.min_max(X, Y)
+    assert_allclose(min_max_kernel(form(X), form(Y)), expected, rtol=1e-12, atol=1e-15)
     K = min_max_kernel(form(X))
-    assert_allclose(K, _oracle(X, X), rtol=1e-12, atol=1e-15)
+    assert_allclose(K, reference.min_max(X, X), rtol=1e-12, atol=1e-15)
     assert K[0, 2] == pytest.approx(0.25)
     # Identical rows give 1, disjoint rows 0, a zero row 0 with anything.
     assert K[0, 0] == 1.0 and K[1].max() == 0.0
@@ -47,7 +35,7 @@ def test_min_max_kernel_is_its_definition(form):
 @pytest.mark.parametrize("form", [np.asarray, sp.csr_matrix])
 def test_gmm_kernel_is_min_max_of_the_split_rows(form):
     X, Y = _data(2, 8, signed=True), _data(3, 6, signed=True)
-    assert_allclose(gmm_kernel(form(X), form(Y)), _oracle(X, Y, split=True), atol=1e-14)
+    assert_allclose(gmm_kernel(form(X), form(Y)), reference.gmm(X, Y), atol=1e-14)
     # On nonnegative data it is the min-max kernel.
     P = np.abs(X)
     assert_allclose(gmm_kernel(form(P)), min_max_kernel(form(P)), atol=1e-15)
@@ -62,11 +50,14 @@ def test_disjoint_rows_give_exactly_zero_and_dtype_follows_input():
     assert min_max_kernel(X, X.astype(np.float64)).dtype == np.float64
 
 
-def test_blocks_of_rows_give_the_same_kernel():
+def test_rows_give_the_same_kernel_alone_as_in_the_whole():
     X, Y = _data(4, 40), _data(5, 30)
-    whole = min_max_kernel(sp.csr_matrix(X), Y)
-    with config_context(working_memory=1e-3):  # one row per block
-        assert_allclose(min_max_kernel(sp.csr_matrix(X), Y), whole, rtol=1e-15)
+    for kernel in (min_max_kernel, gmm_kernel):
+        whole = kernel(sp.csr_matrix(X), Y)
+        assert_array_equal(kernel(sp.csr_matrix(X[7:8]), Y), whole[7:8])
+        assert_array_equal(kernel(X[10:25], Y[3:9]), whole[10:25, 3:9])
+        # The rows of X against themselves: the same numbers as against a copy.
+        assert_array_equal(kernel(X), kernel(X, X.copy()))
 
 
 def test_negative_values_are_refused_by_min_max_only():
