@@ -447,7 +447,7 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
         if refused is not None:
             raise corrupt(dataset, *refused)
         looked = (
-            f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) and data_home ({home})"
+            f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) nor data_home ({home})"
         )
         raise DataNotFoundError(
             f"The {dataset} data set ({', '.join(files)}) is in neither "
