@@ -180,5 +180,5 @@ def test_gamma_scale_beyond_float64_is_an_overflow_error(magnitude):
     # 1 / (n_features * X.var()) is about 1e-617 or 1e600: not a float64.
     X = _base() * (1e308 if magnitude == "max" else 1e-300)
     for X_in in (X, sp.csr_matrix(X)):
-        with pytest.raises(ValueError, match="gamma='scale' is outside float64's range"):
+        with pytest.raises(ValueError, match="gamma='scale' overflowed float64's range"):
             OrthogonalRBFSampler(gamma="scale").fit(X_in)

@@ -64,8 +64,8 @@ def scale_gamma(X):
         gamma = float(np.ldexp(1.0 / (X.shape[1] * variance), -2 * exponent))
     if not 0 < gamma < np.inf:
         raise ValueError(
-            f"gamma='scale' is outside float64's range: 1 / (n_features * X.var()) "
-            f"{'underflows to 0' if gamma == 0 else 'overflows'} for this input "
+            f"gamma='scale' overflowed float64's range: 1 / (n_features * X.var()) "
+            f"{'underflows to 0' if gamma == 0 else 'is infinite'} for this input "
             f"(X.var() = {variance:.3g} * 4**{exponent}). "
             "Scale the input towards unit variance, or pass a numeric gamma."
         )
