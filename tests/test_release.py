@@ -7,6 +7,7 @@ registers those of ``pyproject.toml``), and the tests that read the
 repository's other files skip, saying which file they needed.
 """
 
+import importlib.util
 import os
 import re
 import shutil
@@ -74,14 +75,18 @@ def test_a_tests_only_folder_skips_what_needs_the_repository(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     skipped = re.findall(r"^SKIPPED \[\d+\] \S+ (test_\w+\.py) needs (\S+) of the repository",
                          result.stdout, re.M)
-    assert set(skipped) >= {
+    expected = {
         ("test_readme.py", "README.md"),
         ("test_examples.py", "examples"),
         ("test_docs.py", "docs/conf.py"),
         ("test_layout.py", "tools/import_levels.py"),
         ("test_packaging.py", "pyproject.toml"),
-        ("test_packaging.py", "CITATION.cff"),
         ("test_show_versions.py", "pyproject.toml"),
-    }, result.stdout[-3000:]
+    }
+    if importlib.util.find_spec("yaml") is not None:
+        # Without PyYAML the citation test skips for it before it looks for
+        # the file (the minimum-versions environment has none).
+        expected.add(("test_packaging.py", "CITATION.cff"))
+    assert set(skipped) >= expected, result.stdout[-3000:]
     # The rules on the source still run, on the imported package.
     assert int(re.search(r"(\d+) passed", result.stdout).group(1)) >= 30
