@@ -255,3 +255,18 @@ def test_widest_indexable_output_is_transformed(
         assert set(keys) <= row_keys
     # Rows alone give the same columns.
     assert (estimator.transform(X[1:]) != Z[1:]).nnz == 0
+
+
+@ALL_HASHERS
+@pytest.mark.parametrize("b_bits", [4, 9, None])
+def test_output_width_is_a_public_attribute(cls, params, b_bits):
+    # n_output_features_ is the width of what transform returns and the
+    # number of feature names; unfitted, the attribute does not exist yet.
+    X = sparse_rows(37)
+    X = abs(X) if params["kernel"] == "minmax" else X
+    estimator = cls(n_components=6, b_bits=b_bits, random_state=0, **params)
+    assert not hasattr(estimator, "n_output_features_")
+    width = estimator.fit(X).transform(X).shape[1]
+    block = 2**b_bits if b_bits else 37 * (2 if params["kernel"] == "gmm" else 1)
+    assert estimator.n_output_features_ == width == 6 * block
+    assert len(estimator.get_feature_names_out()) == width

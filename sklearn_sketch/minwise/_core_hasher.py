@@ -77,7 +77,7 @@ def _rescale_extreme_rows(X, nonempty):
 
 
 class CoREHasher(OneHotOutputMixin, BaseSketch):
-    """Sparse hashed features for the CoRE kernels and the resemblance kernel.
+    """Hashed CoRE / resemblance features: sparse, ``k * 2**b_bits`` columns wide.
 
     Each row ``u`` is normalized, ``u~ = u / |u|``, and its set of nonzero
     coordinates ``S_u`` (of size ``f_u``) is hashed by ``k = n_components``
@@ -146,6 +146,11 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
 
     projection_seed_ : int
         Key of the counter-based generator of the projection ("core1").
+
+    n_output_features_ : int
+        Number of output columns, ``n_components * 2**b_bits`` (with
+        ``b_bits=None``: ``n_components`` times the number of input
+        features); each nonempty output row has ``n_components`` nonzeros.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

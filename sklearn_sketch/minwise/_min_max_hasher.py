@@ -34,7 +34,7 @@ _SAMPLE_KEY_RANGE = 2**32
 
 
 class MinMaxHasher(OneHotOutputMixin, BaseSketch):
-    """Sparse hashed features for the min-max and generalized min-max kernels.
+    """Hashed min-max / GMM kernel features: sparse, ``k * 2**b_bits`` columns wide.
 
     For nonnegative rows the min-max kernel is
 
@@ -100,6 +100,11 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
         Hash of each block's b-bit code (when ``b_bits`` is set).
+
+    n_output_features_ : int
+        Number of output columns, ``n_components * 2**b_bits`` (with
+        ``b_bits=None``: ``n_components`` times the number of input
+        features); each nonempty output row has ``n_components`` nonzeros.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

@@ -13,6 +13,7 @@ indexed by int64 at most: a wider output is refused at fit.
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils._hashing import bbit_codes
 from ..utils._sparse import dense_to_csr
@@ -89,6 +90,17 @@ class OneHotOutputMixin:
     """
 
     _sparse_output = True
+
+    @property
+    def n_output_features_(self):
+        """Width of the output: ``n_components`` blocks of the block width.
+
+        ``n_components * 2**b_bits`` columns, or ``n_components`` times the
+        number of input features (twice that for "gmm") with ``b_bits=None``;
+        each nonempty row has exactly ``n_components`` nonzeros among them.
+        """
+        check_is_fitted(self, "_n_features_out")
+        return self._n_features_out
 
     def _block_description(self):
         """What a block's width is, for the messages."""
