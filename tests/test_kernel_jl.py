@@ -840,3 +840,20 @@ def test_kernel_jl_partial_fit_after_fit_starts_afresh_and_precomputed_has_none(
         precomputed.partial_fit(np.eye(3))
     # scikit-learn's available_if keeps the reason as the cause.
     assert "precomputed" in str(excinfo.value.__cause__)
+
+
+@pytest.mark.parametrize("kernel", ["laplacian", "rbf", "poly"])
+@pytest.mark.parametrize("tiny", [2.2e-13, 1e-300, 0.0])
+def test_centered_gram_equal_to_rounding_gives_zero_features(kernel, tiny):
+    # Rows whose kernel values are all equal to float64 precision have a
+    # centered Gram matrix of rounding alone: their centered features are 0
+    # (the covariance is 0), not that rounding divided by its own norm.
+    X = np.zeros((4, 5))
+    X[0, 0] = tiny
+    estimator = KernelJL(
+        n_components=6, n_subsample=4, kernel=kernel, gamma=0.2, center=True,
+        random_state=0,
+    ).fit(X)
+    whole = estimator.transform(X)
+    assert_array_equal(whole, np.zeros_like(whole))
+    assert_array_equal(np.vstack([estimator.transform(X[:1]), estimator.transform(X[1:])]), whole)

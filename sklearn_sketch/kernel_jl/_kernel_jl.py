@@ -77,6 +77,11 @@ _SPARSE_BLOCK_ROWS = 32
 _COLUMNS_PER_NONZERO = 8
 
 
+# Relative size (Frobenius norms) under which a centered Gram matrix is
+# rounding left by the centering, not data: sqrt of float64's epsilon.
+_NEGLIGIBLE_CENTERED = np.sqrt(np.finfo(np.float64).eps)
+
+
 def _on_columns(X, columns):
     """The CSR matrix ``X`` restricted to ``columns``, renumbered ``0 .. len - 1``.
 
@@ -656,6 +661,7 @@ class KernelJL(BaseSketch):
         gram = np.asarray(gram, dtype=np.float64)
         peak = np.abs(gram).max(initial=0.0)
         unit = gram / peak if peak > 0 else gram
+        uncentered_norm = np.sqrt(np.vdot(unit, unit))
         if self.center:
             # K_c = H K H with H = I - 11^T / n: the Gram matrix of the
             # subsample's features minus their mean. The centered features of
@@ -665,8 +671,12 @@ class KernelJL(BaseSketch):
             column_means = unit.mean(axis=0)
             unit = unit - column_means - column_means[:, np.newaxis] + column_means.mean()
         squared_norm = np.vdot(unit, unit)
-        # A zero (centered) Gram matrix: every feature is 0, not 0 / 0.
-        scale = np.sqrt(n_subsample) / squared_norm if squared_norm > 0 else 0.0
+        # A zero (centered) Gram matrix: every feature is 0, not 0 / 0. A
+        # centered one below sqrt(eps) of the kernel's own size (all kernel
+        # values equal to float64 precision) is zero too: dividing by its
+        # norm would blow the rounding of the kernel values up to features.
+        negligible = np.sqrt(squared_norm) <= _NEGLIGIBLE_CENTERED * uncentered_norm
+        scale = 0.0 if negligible else np.sqrt(n_subsample) / squared_norm
         unit_projection = unit @ gaussian.T
         unit_projection *= scale
         if self.center:
