@@ -77,9 +77,10 @@ _SPARSE_BLOCK_ROWS = 32
 _COLUMNS_PER_NONZERO = 8
 
 
-# Relative size (Frobenius norms) under which a centered Gram matrix is
-# rounding left by the centering, not data: sqrt of float64's epsilon.
-_NEGLIGIBLE_CENTERED = np.sqrt(np.finfo(np.float64).eps)
+# Relative size (Frobenius norms) under which a centered Gram matrix counts
+# as zero: the features inherit the kernel values' rounding (eps) divided by
+# this size, so below it they would be mostly rounding (above 1e-6 relative).
+_NEGLIGIBLE_CENTERED = 1e-10
 
 
 def _on_columns(X, columns):
@@ -672,8 +673,8 @@ class KernelJL(BaseSketch):
             unit = unit - column_means - column_means[:, np.newaxis] + column_means.mean()
         squared_norm = np.vdot(unit, unit)
         # A zero (centered) Gram matrix: every feature is 0, not 0 / 0. A
-        # centered one below sqrt(eps) of the kernel's own size (all kernel
-        # values equal to float64 precision) is zero too: dividing by its
+        # centered one below _NEGLIGIBLE_CENTERED of the kernel's own size
+        # (kernel values equal to 10 digits) is zero too: dividing by its
         # norm would blow the rounding of the kernel values up to features.
         negligible = np.sqrt(squared_norm) <= _NEGLIGIBLE_CENTERED * uncentered_norm
         scale = 0.0 if negligible else np.sqrt(n_subsample) / squared_norm
