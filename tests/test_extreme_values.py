@@ -22,7 +22,7 @@ from conftest import ESTIMATOR_REGISTRY, legal_input, make_estimator, registry_n
 from numpy.testing import assert_allclose
 
 from sklearn_sketch import OrthogonalRBFSampler
-from sklearn_sketch.rbf._orthogonal import scale_gamma
+from sklearn_sketch.utils._gamma import scale_gamma
 
 NAMES = sorted(ESTIMATOR_REGISTRY)
 DTYPES = ["float64", "float32"]
