@@ -14,10 +14,11 @@ allocate nothing).
 import math
 
 import numpy as np
-from numba import njit
+
+from ..utils._numba import kernel
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def scale_rows(indptr, data, unit_l2, scaled, exponents, norms):
     """Each row divided by a power of two near its peak, its exponent and norm.
 
@@ -52,7 +53,7 @@ def scale_rows(indptr, data, unit_l2, scaled, exponents, norms):
         norms[i] = total
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _column_stop(y_colptr, y_rows, column, last):
     """The end of the rows of ``column`` that are at most ``last``.
 
@@ -65,7 +66,7 @@ def _column_stop(y_colptr, y_rows, column, last):
     return start + np.searchsorted(y_rows[start:stop], last, side="right")
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _shared_minima(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows,
                    y_data, y_exponents, halves, last, minima):
     """``minima[q] = sum min(x~_c, y~_c)`` over the columns ``c`` of row ``i``.
@@ -96,7 +97,7 @@ def _shared_minima(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows
                 minima[q] += min(abs(v) * halves[min(-gap, halves.size - 1)], abs(w))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def min_max_rows(x_indptr, x_columns, x_data, x_exponents, x_l1, y_colptr, y_rows,
                  y_data, y_exponents, y_l1, halves, symmetric, minima, out):
     """``out[i, q] = sum min / sum max`` of the split rows ``x_i`` and ``y_q``.
@@ -131,7 +132,7 @@ def min_max_rows(x_indptr, x_columns, x_data, x_exponents, x_l1, y_colptr, y_row
                 out[q, i] = value
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _shared_support(i, x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, last,
                     with_products, shared, products):
     """The columns row ``i`` shares with each row ``q`` of ``Y`` up to ``last``.
@@ -154,7 +155,7 @@ def _shared_support(i, x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, la
                 shared[y_rows[t]] += 1.0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def core_rows(x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, y_sizes, kind,
               symmetric, shared, products, out):
     """Resemblance (``kind=0``) or CoRE kernel of type 1 or 2 of row pairs.

@@ -1,0 +1,143 @@
+"""Rules every compiled kernel of the package keeps (numba).
+
+* ``import sklearn_sketch`` neither imports numba nor compiles anything;
+* numba is used by kernel modules only (``_kernels.py`` or
+  ``_<concern>_kernels.py``), through ``utils._numba.kernel``;
+* a kernel never calls a compiled function of another module: numba decides
+  whether a cached compile is stale from the caller's file alone, so such a
+  call would keep running the old callee after the callee's module changed;
+* every kernel releases the GIL, caches its compile, and asks for neither
+  ``parallel`` nor ``fastmath``;
+* where numba can write no cache at all, the kernels still run (uncached,
+  with one warning), and with ``SKLEARN_SKETCH_KERNEL_CACHE=0`` they do not
+  cache.
+"""
+
+import ast
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "sklearn_sketch"
+pytestmark = pytest.mark.skipif(
+    not (PACKAGE / "__init__.py").is_file(), reason="needs the package's source tree"
+)
+
+
+def _module_name(path):
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    return ".".join(relative.parts)
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(("." * node.level) + (node.module or ""))
+    return names
+
+
+def _is_kernel_module(path):
+    return path.name == "_kernels.py" or path.name.endswith("_kernels.py")
+
+
+def kernel_modules():
+    return sorted(path for path in PACKAGE.rglob("*.py") if _is_kernel_module(path))
+
+
+def test_import_neither_imports_numba_nor_compiles():
+    code = (
+        "import sys, sklearn_sketch\n"
+        "from sklearn_sketch import *\n"
+        "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('numba.')"
+        " or m.endswith('_kernels')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_numba_is_used_by_kernel_modules_only():
+    for path in PACKAGE.rglob("*.py"):
+        imports = _imports(path)
+        uses_numba = any(name == "numba" or name.startswith("numba.") for name in imports)
+        uses_decorator = any(name.endswith("_numba") for name in imports)
+        if path.name == "_numba.py":
+            continue
+        assert not uses_numba, f"{path.name} imports numba: use utils._numba.kernel in a kernel module"
+        if uses_decorator:
+            assert _is_kernel_module(path), f"{path.name} compiles kernels but is not *_kernels.py"
+
+
+@pytest.mark.parametrize("path", kernel_modules(), ids=lambda path: _module_name(path))
+def test_kernels_call_compiled_functions_of_their_own_module_only(path):
+    from numba.core.registry import CPUDispatcher
+
+    module = importlib.import_module(_module_name(path))
+    dispatchers = {
+        name: value for name, value in vars(module).items()
+        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
+    }
+    assert dispatchers, f"{path.name} defines no kernel"
+    for name, dispatcher in dispatchers.items():
+        for global_name in dispatcher.py_func.__code__.co_names:
+            callee = vars(module).get(global_name)
+            if isinstance(callee, CPUDispatcher):
+                assert callee.py_func.__module__ == module.__name__, (
+                    f"{name} calls {global_name} of {callee.py_func.__module__}"
+                )
+        options = dispatcher.targetoptions
+        assert options.get("nogil") is True, name
+        assert not options.get("parallel"), name
+        assert not options.get("fastmath"), name
+        assert type(dispatcher._cache).__name__ == "FunctionCache", f"{name} is not cached"
+
+
+def _run(code, **env):
+    return subprocess.run(
+        [sys.executable, "-W", "always", "-c", code], capture_output=True, text=True,
+        env={**os.environ, **env}, timeout=300,
+    )
+
+
+_FIRST_KERNEL = (
+    "import numpy as np, scipy.sparse as sp\n"
+    "from sklearn_sketch.metrics import min_max_kernel\n"
+    "X = sp.random(20, 50, density=0.2, format='csr', random_state=0)\n"
+    "print(float(min_max_kernel(X).sum()))\n"
+)
+
+
+@pytest.mark.slow
+def test_kernels_run_uncached_where_no_cache_folder_can_be_written():
+    # numba finds no cache locator at all: simulated by emptying its list.
+    code = (
+        "import numba.core.caching as caching\n"
+        "caching.CacheImpl._locator_classes = []\n" + _FIRST_KERNEL
+        + "from sklearn_sketch.metrics import _kernels\n"
+        "print(type(_kernels.min_max_rows._cache).__name__)\n"
+    )
+    result = _run(code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr.count("compiles its kernels without a cache") == 1
+    assert result.stdout.split()[-1] == "NullCache"
+    reference = _run(_FIRST_KERNEL)
+    assert result.stdout.split()[0] == reference.stdout.split()[0]
+
+
+@pytest.mark.slow
+def test_cache_can_be_turned_off(tmp_path):
+    code = _FIRST_KERNEL + (
+        "from sklearn_sketch.metrics import _kernels\n"
+        "print(type(_kernels.min_max_rows._cache).__name__)\n"
+    )
+    result = _run(code, SKLEARN_SKETCH_KERNEL_CACHE="0", NUMBA_CACHE_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == "NullCache"
+    assert not list(tmp_path.rglob("*.nbi"))
