@@ -141,3 +141,70 @@ def test_cache_can_be_turned_off(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split()[-1] == "NullCache"
     assert not list(tmp_path.rglob("*.nbi"))
+
+
+_GRID_SEARCH = """
+import numpy as np, scipy.sparse as sp
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+from sklearn.svm import LinearSVC
+import sklearn_sketch as sk
+rng = np.random.RandomState(0)
+X = sp.csr_matrix((rng.rand(120, 40) * (rng.rand(120, 40) < 0.3)).astype(np.float32))
+y = (X.sum(axis=1).A1 > np.median(X.sum(axis=1).A1)).astype(int)
+sketches = [
+    sk.CoREHasher(n_components=32, hashing="oph", random_state=0),
+    sk.CoREHasher(n_components=32, kernel="resemblance", random_state=0),
+    sk.MinMaxHasher(n_components=32, random_state=0),
+    sk.TensorSketch(n_components=64, random_state=0),
+    sk.PolynomialTreeSketch(n_components=64, random_state=0),
+    sk.TensorSRHT(n_components=64, random_state=0),
+    sk.OrthogonalRBFSampler(n_components=64, random_state=0),
+    sk.OrthogonalRBFSampler(n_components=64, method="fastfood", random_state=0),
+]
+model = Pipeline([("sketch", sketches[0]), ("svc", LinearSVC())])
+search = GridSearchCV(model, {"sketch": sketches}, cv=2, n_jobs=2).fit(X, y)
+scores = search.cv_results_["mean_test_score"]
+serial = GridSearchCV(model, {"sketch": sketches}, cv=2, n_jobs=1).fit(X, y)
+assert np.array_equal(scores, serial.cv_results_["mean_test_score"])
+print(np.round(scores, 12).tolist())
+"""
+
+
+def _read_only_copy(root):
+    import shutil
+    import stat
+
+    target = root / "site" / "sklearn_sketch"
+    shutil.copytree(PACKAGE, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [target, *target.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return target.parent
+
+
+@pytest.mark.slow
+def test_grid_search_in_processes_compiling_at_once_into_an_empty_cache(tmp_path):
+    # Two loky workers of each of two searches compile every kernel at the same
+    # time into one empty cache, from a read-only install; a third process
+    # uses a fresh home folder for its cache instead.
+    site = _read_only_copy(tmp_path)
+    try:
+        cache = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+        home = {"HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", _GRID_SEARCH], cwd=site, text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": str(site), **env},
+            )
+            for env in (cache, cache, home)
+        ]
+        results = [process.communicate(timeout=600) + (process.returncode,) for process in processes]
+        for out, err, code in results:
+            assert code == 0, err[-3000:]
+        assert len({out for out, _, _ in results}) == 1
+        if getattr(os, "geteuid", lambda: 1)() != 0:  # root writes through read-only modes
+            assert not list(site.rglob("__pycache__/*.nbi"))
+    finally:
+        for path in [site, *site.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)
