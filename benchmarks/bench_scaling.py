@@ -1,48 +1,94 @@
-"""Scaling of transform: rows, threads (n_jobs) and peak memory, every estimator.
+"""Scaling of transform with threads (``n_jobs``) and rows, beside the machine's ceiling.
 
-MNIST training rows (float32, 784 pixels, density 0.19) are repeated to
-``n_rows`` rows. For TensorSketch, CoREHasher and KernelJL, measured in one run:
+Rows are repeated to ``n_rows``: sector tf-idf training documents (sparse,
+about 160 stored entries a row) for the hashers, MNIST training digits
+(dense float32, 784 pixels) for the others. Measured in one run:
 
-* transform time (median over ``--repeats``) with ``n_jobs=1`` and
-  ``n_jobs=2``, the throughput in rows per second, and the speed-up of two
-  jobs; throughput flat in ``n_rows`` means time linear in ``n_rows``;
-* the peak memory that transform allocates beyond its output
-  (``tracemalloc``, one job and two jobs), which the row chunks keep flat in
-  ``n_rows``.
+* transform time (median over ``--repeats``) with ``n_jobs=1`` and with
+  ``n_jobs=J`` (``--jobs``, default 2), the rows per second and the speed-up;
+  the two settings are interleaved, so that other load hits both alike;
+  throughput flat in ``n_rows`` means time linear in ``n_rows``;
+* the peak memory transform allocates beyond its output (``tracemalloc``,
+  one job and J jobs), which the row chunks keep flat in ``n_rows``.
 
-The machine's other load makes timings noisy: the two settings of ``n_jobs``
-are interleaved, so that load affects both alike. What two threads can gain
-at all is measured in the same run and printed first: the speed-up of two
-threads over one on a compute-bound call that releases the GIL and stays in
-a core's cache (``np.sin`` of 256 KiB), the ceiling for any transform on
-this machine at this moment. Run::
+What J threads can gain at all on this machine at this moment is measured
+in the same run and printed first, two ways: J threads against one of an
+in-cache ``np.sin`` (256 KiB, compute-bound, releases the GIL), and of a
+compiled loop that releases the GIL (numba, ``nogil=True``) over the stored
+entries of the same sector rows, hashing each entry. No transform can scale
+better than these. Run::
 
-    python benchmarks/bench_scaling.py [--quick] [--data-home DIR] [--rows 10000 20000 40000]
+    python benchmarks/bench_scaling.py [--quick] [--jobs 2] [--rows 10000 40000] [--repeats 5]
 """
 
 import argparse
+import threading
 import time
 import tracemalloc
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
-from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
-
-from sklearn_sketch import CoREHasher, KernelJL, TensorSketch
-from sklearn_sketch.datasets import load_mnist
+from sklearn_sketch import CoREHasher, KernelJL, MinMaxHasher, OrthogonalRBFSampler, TensorSketch
+from sklearn_sketch.datasets import fetch_mnist, fetch_sector
 
 ESTIMATORS = {
-    "TensorSketch(n_components=512)": lambda n_jobs: TensorSketch(
-        n_components=512, degree=2, random_state=0, n_jobs=n_jobs
-    ),
-    "CoREHasher(n_components=128, oph)": lambda n_jobs: CoREHasher(
-        n_components=128, hashing="oph", random_state=0, n_jobs=n_jobs
-    ),
-    "KernelJL(n_subsample=300)": lambda n_jobs: KernelJL(
-        n_components=100, n_subsample=300, gamma=0.02, random_state=0, n_jobs=n_jobs
-    ),
+    "TensorSketch(n_components=512)": ("mnist", lambda n_jobs: TensorSketch(
+        n_components=512, degree=2, random_state=0, n_jobs=n_jobs)),
+    "OrthogonalRBFSampler(sorf, 4096)": ("mnist", lambda n_jobs: OrthogonalRBFSampler(
+        n_components=4096, random_state=0, n_jobs=n_jobs)),
+    "CoREHasher(resemblance, oph, 256)": ("sector", lambda n_jobs: CoREHasher(
+        n_components=256, kernel="resemblance", hashing="oph", random_state=0, n_jobs=n_jobs)),
+    "CoREHasher(core1, oph, 256)": ("sector", lambda n_jobs: CoREHasher(
+        n_components=256, hashing="oph", random_state=0, n_jobs=n_jobs)),
+    "MinMaxHasher(256)": ("sector", lambda n_jobs: MinMaxHasher(
+        n_components=256, random_state=0, n_jobs=n_jobs)),
+    "KernelJL(n_subsample=300)": ("mnist", lambda n_jobs: KernelJL(
+        n_components=100, n_subsample=300, random_state=0, n_jobs=n_jobs)),
 }
+
+
+@numba.njit(nogil=True)
+def _hash_entries(indices, data, rounds):
+    total = np.uint64(0)
+    for _ in range(rounds):
+        for position in range(indices.shape[0]):
+            z = np.uint64(indices[position]) * np.uint64(0x9E3779B97F4A7C15)
+            z ^= z >> np.uint64(31)
+            total += z * np.uint64(0xBF58476D1CE4E5B9) + np.uint64(data[position] > 0)
+    return total
+
+
+def in_cache_sines():
+    values = np.random.RandomState(0).rand(2**16).astype(np.float32)
+    out = np.empty_like(values)
+    return lambda: [np.sin(values, out=out) for _ in range(20)]
+
+
+def entry_loop(X):
+    indices, data = X.indices.copy(), X.data.copy()
+    return lambda: _hash_entries(indices, data, 4)
+
+
+def thread_speedup(make, n_threads, calls=4):
+    """Time of ``n_threads * calls`` calls in one thread over the same in ``n_threads``."""
+    function = make()
+    function()
+    start = time.perf_counter()
+    for _ in range(n_threads * calls):
+        function()
+    one = time.perf_counter() - start
+    functions = [make() for _ in range(n_threads)]
+    threads = [
+        threading.Thread(target=lambda f=f: [f() for _ in range(calls)]) for f in functions
+    ]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return one / (time.perf_counter() - start)
 
 
 def nbytes(X):
@@ -60,47 +106,64 @@ def peak_beyond_output_mib(estimator, X):
     return (peak - nbytes(X_new)) / 2**20
 
 
+def repeated(X, n_rows):
+    if sp.issparse(X):
+        return sp.vstack([X] * (-(-n_rows // X.shape[0])), format="csr")[:n_rows]
+    return np.resize(X, (n_rows, X.shape[1]))
+
+
+def time_estimator(make, X_fit, X, jobs, repeats):
+    fitted = {n_jobs: make(n_jobs).fit(X_fit) for n_jobs in (1, jobs)}
+    fitted[1].transform(X[:100])  # compile and warm up
+    times = {1: [], jobs: []}
+    for _ in range(repeats):
+        for n_jobs in (1, jobs):
+            start = time.perf_counter()
+            fitted[n_jobs].transform(X)
+            times[n_jobs].append(time.perf_counter() - start)
+    return fitted, np.median(times[1]), np.median(times[jobs])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--data-home", default=None, help="data folder (default $SKLEARN_SKETCH_DATA)")
-    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 20_000, 40_000])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 40_000])
+    parser.add_argument("--jobs", type=int, default=2, help="n_jobs compared with 1")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", nargs="+", default=None, help="estimator names starting so")
     args = parser.parse_args()
     if args.quick:
-        args.rows, args.repeats = [2_000, 4_000], 1
-
-    X_mnist, _ = load_mnist(args.data_home, subset="train")
-    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
-    print(f"reference: two threads vs one on in-cache np.sin: {ceiling:.2f}x")
+        args.rows, args.repeats = [2_000], 1
+    data = {
+        "mnist": fetch_mnist(args.data_home, subset="train", return_X_y=True)[0],
+        "sector": fetch_sector(args.data_home, subset="train", values="tfidf", return_X_y=True)[0],
+    }
+    jobs = args.jobs
+    sines = np.median([thread_speedup(in_cache_sines, jobs) for _ in range(5)])
+    loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs) for _ in range(5)])
+    print(f"ceiling: {jobs} threads vs one, in-cache np.sin {sines:.2f}x; "
+          f"nogil compiled loop over the sector entries {loop:.2f}x")
     rows = []
-    for name, make in ESTIMATORS.items():
-        fitted = {n_jobs: make(n_jobs).fit(X_mnist[:1000]) for n_jobs in (1, 2)}
+    for name, (dataset, make) in ESTIMATORS.items():
+        if args.only and not any(name.startswith(prefix) for prefix in args.only):
+            continue
         for n_rows in args.rows:
-            X = np.resize(X_mnist, (n_rows, X_mnist.shape[1]))  # rows repeated
-            fitted[1].transform(X[:100])  # warm-up
-            times = {1: [], 2: []}
-            for _ in range(args.repeats):
-                for n_jobs in (1, 2):
-                    start = time.perf_counter()
-                    fitted[n_jobs].transform(X)
-                    times[n_jobs].append(time.perf_counter() - start)
-            t1, t2 = np.median(times[1]), np.median(times[2])
-            rows.append(
-                {
-                    "estimator": name,
-                    "n_rows": n_rows,
-                    "rows/s n_jobs=1": f"{n_rows / t1:,.0f}",
-                    "rows/s n_jobs=2": f"{n_rows / t2:,.0f}",
-                    "speed-up 2 jobs": f"{t1 / t2:.2f}",
-                    "peak beyond output MiB (1 job)": f"{peak_beyond_output_mib(fitted[1], X):.1f}",
-                    "peak beyond output MiB (2 jobs)": f"{peak_beyond_output_mib(fitted[2], X):.1f}",
-                }
-            )
+            X = repeated(data[dataset], n_rows)
+            fitted, t1, tj = time_estimator(make, data[dataset][:1000], X, jobs, args.repeats)
+            rows.append({
+                "estimator": name, "n_rows": n_rows,
+                "rows/s n_jobs=1": f"{n_rows / t1:,.0f}",
+                f"rows/s n_jobs={jobs}": f"{n_rows / tj:,.0f}",
+                f"speed-up {jobs} jobs": f"{t1 / tj:.2f}",
+                "of the loop ceiling": f"{t1 / tj / loop:.2f}",
+                "peak beyond output MiB (1 job)": f"{peak_beyond_output_mib(fitted[1], X):.1f}",
+                f"peak beyond output MiB ({jobs} jobs)":
+                    f"{peak_beyond_output_mib(fitted[jobs], X):.1f}",
+            })
             print(rows[-1], flush=True)
-
     columns = list(rows[0])
-    print()
+    print(f"\nceiling ({jobs} threads vs one): np.sin {sines:.2f}x, compiled loop {loop:.2f}x")
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
     for row in rows:
