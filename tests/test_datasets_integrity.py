@@ -543,7 +543,11 @@ DEPRECATED = [
         "fetch_mnist(data_home, subset='train', return_X_y=True)",
     ),
     ("load_a9a", {}, "fetch_a9a(data_home, subset='train', return_X_y=True)"),
-    ("load_a9a", {"subset": "test"}, "fetch_a9a(data_home, subset='test', return_X_y=True)"),
+    (
+        "load_a9a",
+        {"subset": "test"},
+        "fetch_a9a(data_home, subset='test', return_X_y=True)",
+    ),
     (
         "load_sector",
         {"values": "tfidf"},
@@ -564,7 +568,11 @@ DEPRECATED = [
         {},
         "fetch_20newsgroups_counts(data_home).feature_names",
     ),
-    ("load_pendigits", {}, "fetch_pendigits(data_home, subset='train', return_X_y=True)"),
+    (
+        "load_pendigits",
+        {},
+        "fetch_pendigits(data_home, subset='train', return_X_y=True)",
+    ),
     (
         "load_pendigits",
         {"subset": "test"},
@@ -599,7 +607,9 @@ def _warnings_of(call):
 def test_a_deprecated_loader_names_its_replacement_and_returns_the_same(
     data, monkeypatch, name, options, replacement, in_environment
 ):
-    fetchers = {f: getattr(datasets, f) for f in datasets.__all__ if f.startswith("fetch_")}
+    fetchers = {
+        f: getattr(datasets, f) for f in datasets.__all__ if f.startswith("fetch_")
+    }
     data_home = data
     if in_environment:
         # The data folder from the environment: the call names no data_home.
@@ -609,7 +619,8 @@ def test_a_deprecated_loader_names_its_replacement_and_returns_the_same(
     got, caught = _warnings_of(lambda: getattr(datasets, name)(data_home, **options))
     assert [w.category for w in caught] == [FutureWarning]
     message = str(caught[0].message)
-    assert f"{name} is deprecated" in message and f"Use {replacement} instead" in message
+    assert f"{name} is deprecated" in message
+    assert f"Use {replacement} instead" in message
     # Attributed to the caller's line, as a deprecation should be.
     assert caught[0].filename == __file__
     # The named call, run as written, returns the same, without warning.
