@@ -31,7 +31,7 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from sklearn_sketch import KernelJL
-from sklearn_sketch.datasets import load_mnist
+from sklearn_sketch.datasets import fetch_mnist
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args(argv)
 
-    X, y = load_mnist(args.data_home, subset="test")
+    X, y = fetch_mnist(args.data_home, subset="test", return_X_y=True)
     print(f"MNIST t10k {X.shape} {X.dtype}, rbf gamma={args.gamma}, d={args.d}, "
           f"median of {args.repeats} repeats, {os.cpu_count()} CPUs")
 

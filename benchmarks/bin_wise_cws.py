@@ -46,7 +46,7 @@ from sklearn.utils import check_random_state
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import load_20newsgroups_counts, load_sector  # noqa: E402
+from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector  # noqa: E402
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
 from sklearn_sketch.minwise._cws import packed_keys, positions_by_chunks  # noqa: E402
 from sklearn_sketch.minwise._positions import (  # noqa: E402
@@ -118,7 +118,7 @@ class BinWiseMinMaxHasher(MinMaxHasher):
 
 
 def speed(data_home, repeats):
-    X, _ = load_20newsgroups_counts(data_home, subset="train")
+    X, _ = fetch_20newsgroups_counts(data_home, subset="train", return_X_y=True)
     X = X.astype(np.float64)
     print(f"20 Newsgroups counts: {X.shape[0]} rows x {X.shape[1]}, {X.nnz} nonzeros, "
           f"k = 128, medians of {repeats} repeats")
@@ -135,7 +135,7 @@ def speed(data_home, repeats):
 
 
 def kernel_error(data_home):
-    X, _ = load_sector(data_home, subset="train", values="tfidf")
+    X, _ = fetch_sector(data_home, subset="train", values="tfidf", return_X_y=True)
     X = X[:600:20]
     K = min_max_kernel(X)
     off = ~np.eye(X.shape[0], dtype=bool)

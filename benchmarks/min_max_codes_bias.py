@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import load_sector  # noqa: E402
+from sklearn_sketch.datasets import fetch_sector  # noqa: E402
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
 
 CODES = {"0-bit": dict(codes="0bit", b_bits=None), "full": dict(codes="full", b_bits=32)}
@@ -74,7 +74,7 @@ def main():
         exact = min_max_kernel(X)[0, 1]
         estimates = [agreement(X, args.k, args.seeds, p)[0, 1] for p in CODES.values()]
         print(f"| {name:38s} | {exact:.3f} | {estimates[0]:.3f} | {estimates[1]:.3f} |")
-    X, _ = load_sector(args.data_home, subset="train", values="tfidf")
+    X, _ = fetch_sector(args.data_home, subset="train", values="tfidf", return_X_y=True)
     X = X[:75:5]
     K = min_max_kernel(X)
     off = ~np.eye(X.shape[0], dtype=bool)

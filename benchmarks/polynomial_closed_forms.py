@@ -16,11 +16,12 @@ Run::
 """
 
 import argparse
+import os
 from pathlib import Path
 
 import numpy as np
 
-from sklearn_sketch.datasets import get_data_home, load_mnist
+from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
 
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 A = 2.0
@@ -54,7 +55,9 @@ def main(argv=None):
     parser.add_argument("--images", type=int, default=1000)
     parser.add_argument("--data-home", default=None)
     args = parser.parse_args(argv)
-    X, _ = load_mnist(get_data_home(args.data_home) or DEFAULT_DATA_HOME, subset="test")
+    # --data-home, else $SKLEARN_SKETCH_DATA, else the shared folder beside the checkout.
+    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    X, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X = X[: args.images].astype(np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     # Augmented rows x' = [sqrt(gamma) x, sqrt(coef0)]: their inner products,

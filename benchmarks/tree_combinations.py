@@ -23,13 +23,14 @@ Run::
 """
 
 import argparse
+import os
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import get_data_home, load_mnist
+from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
 from sklearn_sketch.polynomial._common import next_power_of_two
 from sklearn_sketch.utils._hadamard import fwht
 
@@ -90,7 +91,9 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--data-home", default=None)
     args = parser.parse_args(argv)
-    X, _ = load_mnist(get_data_home(args.data_home) or DEFAULT_DATA_HOME, subset="test")
+    # --data-home, else $SKLEARN_SKETCH_DATA, else the shared folder beside the checkout.
+    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    X, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X = X[: args.images].astype(np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     n = X.shape[0]

@@ -7,17 +7,18 @@ Without the real data sets (a fresh clone without ``$SKLEARN_SKETCH_DATA``)
 the examples fall back on data that ships with scikit-learn (the digits) or
 on synthetic data, and say so in their output; ``--download`` fetches the
 missing real data sets instead (``sklearn_sketch.datasets``: public sources,
-SHA-256 checked, cached in scikit-learn's data folder).
+SHA-256 checked, kept in the data folder, ``~/sklearn_sketch_data`` by default).
 """
 
 import argparse
+import os
 from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from sklearn_sketch.datasets import get_cache_home, get_data_home
+from sklearn_sketch.datasets import DATA_ENV_VARIABLE, get_data_home
 
 EXAMPLES_DIR = Path(__file__).resolve().parent
 # A checkout of the project sits beside the shared data folder.
@@ -34,12 +35,12 @@ def example_parser(description):
         "--data-home",
         default=None,
         help="folder of the real data sets (default: $SKLEARN_SKETCH_DATA, else "
-        "the shared data folder beside the checkout)",
+        "the shared data folder beside the checkout, else ~/sklearn_sketch_data)",
     )
     parser.add_argument(
         "--download",
         action="store_true",
-        help="download the real data sets that are missing (into the data cache) "
+        help="download the real data sets that are missing (into the data folder) "
         "instead of falling back on scikit-learn's digits or synthetic data",
     )
     parser.add_argument(
@@ -51,12 +52,14 @@ def example_parser(description):
 
 
 def data_home_and_output_dir(args):
-    """Resolve ``--data-home`` (default: the shared folder, else the data cache)."""
+    """Resolve ``--data-home``: else ``$SKLEARN_SKETCH_DATA``, else the shared
+    folder beside the checkout, else the default data folder of the fetchers."""
     global _DOWNLOAD
     _DOWNLOAD = bool(getattr(args, "download", False))
-    data_home = get_data_home(args.data_home)
-    if data_home is None:
-        data_home = SHARED_DATA_HOME if SHARED_DATA_HOME.is_dir() else get_cache_home()
+    if args.data_home is None and not os.environ.get(DATA_ENV_VARIABLE) and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     return data_home, output_dir

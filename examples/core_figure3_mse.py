@@ -40,8 +40,7 @@ from _common import data_home_and_output_dir, example_parser, has_data  # noqa: 
 
 from sklearn_sketch import CoREHasher  # noqa: E402
 from sklearn_sketch.datasets import (  # noqa: E402
-    load_20newsgroups_counts,
-    load_20newsgroups_vocabulary,
+    fetch_20newsgroups_counts,
 )
 
 PAIRS = [("of", "the"), ("hong", "kong")]
@@ -63,8 +62,8 @@ def theory(u, v):
 
 def word_pairs(data_home):
     """(label, 2-row CSR) of the word pairs: each row a word's counts over documents."""
-    X, _ = load_20newsgroups_counts(data_home, subset="train")
-    vocabulary = load_20newsgroups_vocabulary(data_home)
+    news = fetch_20newsgroups_counts(data_home, subset="train")
+    X, vocabulary = news.data, news.feature_names
     column = {w: i for i, w in enumerate(vocabulary)}
     X = X.tocsc()
     return [(f"{w1}-{w2}", sp.vstack([X[:, column[w1]].T, X[:, column[w2]].T]).tocsr())

@@ -47,7 +47,7 @@ from _common import data_home_and_output_dir, digits_split, example_parser, has_
 from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import load_mnist, load_sector  # noqa: E402
+from sklearn_sketch.datasets import fetch_mnist, fetch_sector  # noqa: E402
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel  # noqa: E402
 
 # Our reference measurement, MNIST10k with the test set cut to 10000 rows.
@@ -62,13 +62,13 @@ def load(name, data_home, quick, test_size):
         X_train, y_train, X_test, y_test = digits_split(test_size=0.5)
         X_train, X_test = sp.csr_matrix(X_train), sp.csr_matrix(X_test)
     elif name == "mnist10k":
-        X_train, y_train = load_mnist(data_home, subset="test")
-        X_test, y_test = load_mnist(data_home, subset="train")
+        X_train, y_train = fetch_mnist(data_home, subset="test", return_X_y=True)
+        X_test, y_test = fetch_mnist(data_home, subset="train", return_X_y=True)
         X_train, X_test = sp.csr_matrix(X_train), sp.csr_matrix(X_test)
     else:
         values = name.split("_")[1]
-        X_train, y_train = load_sector(data_home, subset="train", values=values)
-        X_test, y_test = load_sector(data_home, subset="test", values=values)
+        X_train, y_train = fetch_sector(data_home, subset="train", values=values, return_X_y=True)
+        X_test, y_test = fetch_sector(data_home, subset="test", values=values, return_X_y=True)
         X_train, X_test = X_train.astype(np.float32), X_test.astype(np.float32)
     if quick:
         rng = np.random.RandomState(0)

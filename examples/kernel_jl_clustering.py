@@ -49,7 +49,7 @@ from sklearn.metrics.pairwise import rbf_kernel  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from sklearn_sketch import KernelJL  # noqa: E402
-from sklearn_sketch.datasets import load_mnist, load_pendigits  # noqa: E402
+from sklearn_sketch.datasets import fetch_mnist, fetch_pendigits  # noqa: E402
 
 N_CLUSTERS = 10
 N_INIT = 3  # KMeans restarts; 1 in --quick mode
@@ -62,10 +62,10 @@ def load(name, data_home, n_points):
         X, y = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test])
         gamma = 0.08
     elif name == "mnist":
-        X, y = load_mnist(data_home, subset="test")
+        X, y = fetch_mnist(data_home, subset="test", return_X_y=True)
         gamma = 0.02
     else:
-        X, y = load_pendigits(data_home, subset="train")
+        X, y = fetch_pendigits(data_home, subset="train", return_X_y=True)
         X = (X / 100.0).astype(np.float32)
         gamma = 2.0
     return X[:n_points], y[:n_points], gamma

@@ -48,10 +48,10 @@ from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
 from sklearn_sketch.datasets import (  # noqa: E402
-    load_20newsgroups_counts,
-    load_a9a,
-    load_mnist,
-    load_sector,
+    fetch_20newsgroups_counts,
+    fetch_a9a,
+    fetch_mnist,
+    fetch_sector,
 )
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
 
@@ -62,18 +62,18 @@ def load(name, data_home, test_size, train_size=None):
         X, y = load_digits(return_X_y=True)
         return train_test_split(X.astype(np.float32), y, test_size=0.5, random_state=0)
     if name == "mnist10k":
-        X_train, y_train = load_mnist(data_home, subset="test")
-        X_test, y_test = load_mnist(data_home, subset="train")
+        X_train, y_train = fetch_mnist(data_home, subset="test", return_X_y=True)
+        X_test, y_test = fetch_mnist(data_home, subset="train", return_X_y=True)
     elif name.startswith("sector"):
         values = name.split("_")[1]
-        X_train, y_train = load_sector(data_home, subset="train", values=values)
-        X_test, y_test = load_sector(data_home, subset="test", values=values)
+        X_train, y_train = fetch_sector(data_home, subset="train", values=values, return_X_y=True)
+        X_test, y_test = fetch_sector(data_home, subset="test", values=values, return_X_y=True)
     elif name == "news20":
-        X_train, y_train = load_20newsgroups_counts(data_home, subset="train")
-        X_test, y_test = load_20newsgroups_counts(data_home, subset="test")
+        X_train, y_train = fetch_20newsgroups_counts(data_home, subset="train", return_X_y=True)
+        X_test, y_test = fetch_20newsgroups_counts(data_home, subset="test", return_X_y=True)
     else:
-        X_train, y_train = load_a9a(data_home, subset="train")
-        X_test, y_test = load_a9a(data_home, subset="test")
+        X_train, y_train = fetch_a9a(data_home, subset="train", return_X_y=True)
+        X_test, y_test = fetch_a9a(data_home, subset="test", return_X_y=True)
     X_train, X_test = (sp.csr_matrix(A, dtype=np.float32) for A in (X_train, X_test))
     if test_size:
         X_test, y_test = X_test[:test_size], y_test[:test_size]

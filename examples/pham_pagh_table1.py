@@ -42,7 +42,7 @@ from sklearn.svm import SVC, LinearSVC
 
 from _common import data_home_and_output_dir, digits_split, example_parser, has_data, write_csv
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import load_a9a, load_mnist
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist
 
 # The four kernels of Table 1: (label, degree, coef0), gamma = 1.
 KERNELS = [
@@ -175,11 +175,11 @@ def load_table_data(name, data_home, n_max=None, seed=0):
     if name == "digits":
         X_train, y_train, X_test, y_test = digits_split()
     elif name == "mnist":
-        X_train, y_train = load_mnist(data_home, subset="train")
-        X_test, y_test = load_mnist(data_home, subset="test")
+        X_train, y_train = fetch_mnist(data_home, subset="train", return_X_y=True)
+        X_test, y_test = fetch_mnist(data_home, subset="test", return_X_y=True)
     else:
-        X_train, y_train = load_a9a(data_home, subset="train")
-        X_test, y_test = load_a9a(data_home, subset="test")
+        X_train, y_train = fetch_a9a(data_home, subset="train", return_X_y=True)
+        X_test, y_test = fetch_a9a(data_home, subset="test", return_X_y=True)
     if n_max is not None:
         rng = np.random.RandomState(seed)
         train = rng.permutation(X_train.shape[0])[:n_max]

@@ -44,7 +44,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 from sklearn_sketch import OrthogonalRBFSampler  # noqa: E402
-from sklearn_sketch.datasets import load_a9a, load_mnist  # noqa: E402
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist  # noqa: E402
 
 METHODS = ["RBFSampler", "Nystroem", "orf", "sorf", "fastfood"]
 
@@ -103,11 +103,11 @@ def load(name, data_home):
         X = (X / 16.0).astype(np.float32)
         return train_test_split(X, y, test_size=0.3, random_state=0)
     if name == "mnist":
-        X_train, y_train = load_mnist(data_home, subset="train")
-        X_test, y_test = load_mnist(data_home, subset="test")
+        X_train, y_train = fetch_mnist(data_home, subset="train", return_X_y=True)
+        X_test, y_test = fetch_mnist(data_home, subset="test", return_X_y=True)
         return X_train, X_test, y_train, y_test
-    X_train, y_train = load_a9a(data_home, subset="train")
-    X_test, y_test = load_a9a(data_home, subset="test")
+    X_train, y_train = fetch_a9a(data_home, subset="train", return_X_y=True)
+    X_test, y_test = fetch_a9a(data_home, subset="test", return_X_y=True)
     return X_train, X_test, y_train, y_test
 
 

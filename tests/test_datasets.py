@@ -64,6 +64,14 @@ class _Server:
         self.thread.join(5)
 
 
+@pytest.fixture(autouse=True)
+def user_home(tmp_path, monkeypatch):
+    """A home folder of its own: the default data folder is never the real one."""
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def no_env(monkeypatch):
     monkeypatch.delenv(datasets.DATA_ENV_VARIABLE, raising=False)
@@ -232,30 +240,123 @@ def test_interrupted_download_leaves_no_partial_file(server, tmp_path):
     _serve_a9a(server, cut=True)
     with pytest.raises(
         OSError, match=r"Downloading http://127\.0\.0\.1:\d+/a9a/a9a\.t"
-    ):
+    ) as error:
         datasets.fetch_a9a(tmp_path)
+    _names_the_manual_route(str(error.value), tmp_path, ["a9a/a9a", "a9a/a9a.t"])
     assert "/a9a/a9a.t" in server.requests
     assert _files_under(tmp_path) == []
 
 
-def test_no_download_names_the_data_set_and_where_it_looked(
-    no_env, tmp_path, monkeypatch
+def _names_the_manual_route(message, home, keys):
+    """``message`` says, for each raw file, its URL and where to save it."""
+    for key in keys:
+        url, path = _base.REMOTE_FILES[key].url, home / key
+        assert f"download {url} and save it as {path}" in message, (key, message)
+
+
+def test_no_download_names_the_folder_the_files_and_the_manual_route(
+    no_env, tmp_path
 ):
-    home = tmp_path / "cache"
+    home = tmp_path / "data"
     with pytest.raises(datasets.DataNotFoundError) as error:
         datasets.fetch_sector(home, values="tfidf", download_if_missing=False)
     message = str(error.value)
     assert "sector (tfidf)" in message and "sector/sector_tfidf.npz" in message
-    assert (
-        f"${datasets.DATA_ENV_VARIABLE} (not set)" in message and str(home) in message
+    assert f"is not in {home} (missing: " in message
+    assert "download_if_missing=False" in message and "neither" not in message
+    sources = ["sector/sector.scale.bz2", "sector/sector.t.scale.bz2"]
+    _names_the_manual_route(message, home, sources)
+    # As scikit-learn's fetchers: the data folder is created on demand.
+    assert home.is_dir() and _files_under(home) == []
+    with pytest.raises(datasets.DataNotFoundError) as error:
+        datasets.fetch_mnist(home, subset="test", download_if_missing=False)
+    _names_the_manual_route(
+        str(error.value),
+        home,
+        ["mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"],
     )
-    assert not home.exists()
 
-    prepared = tmp_path / "prepared"
-    prepared.mkdir()
-    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(prepared))
-    with pytest.raises(datasets.DataNotFoundError, match=f"MNIST.*{prepared}.*{home}"):
-        datasets.fetch_mnist(home, download_if_missing=False)
+
+def _failing_downloader(monkeypatch):
+    """pooch's downloader, replaced by one that fails as a network error does."""
+    pooch = pytest.importorskip("pooch")
+    requested = []
+
+    class Failing:
+        def __init__(self, **options):
+            pass
+
+        def __call__(self, url, output_file, pooch_instance):
+            requested.append(url)
+            raise ConnectionError(f"simulated failure of {url}")
+
+    monkeypatch.setattr(pooch, "HTTPDownloader", Failing)
+    return requested
+
+
+@pytest.mark.parametrize(
+    "fetch, options, sources",
+    [
+        (datasets.fetch_a9a, {}, ["a9a/a9a", "a9a/a9a.t"]),
+        (
+            datasets.fetch_mnist,
+            {"subset": "train"},
+            ["mnist/train-images-idx3-ubyte.gz", "mnist/train-labels-idx1-ubyte.gz"],
+        ),
+        (
+            datasets.fetch_sector,
+            {"values": "counts"},
+            ["sector/sector.bz2", "sector/sector.t.bz2"],
+        ),
+        (datasets.fetch_20newsgroups_counts, {}, ["20newsgroups/20news-bydate.tar.gz"]),
+        (
+            datasets.fetch_pendigits,
+            {"subset": "test"},
+            ["pendigits/pendigits", "pendigits/pendigits.t"],
+        ),
+    ],
+)
+def test_a_failed_download_names_the_url_and_where_to_save_it(
+    no_env, tmp_path, monkeypatch, fetch, options, sources
+):
+    requested = _failing_downloader(monkeypatch)
+    home = tmp_path / "data"
+    with pytest.raises(OSError) as error:
+        fetch(home, **options)
+    message = str(error.value)
+    assert requested == [_base.REMOTE_FILES[sources[0]].url]
+    assert f"Downloading {requested[0]}" in message and "simulated failure" in message
+    _names_the_manual_route(message, home, sources)
+    assert _files_under(home) == []
+
+
+def test_files_saved_by_hand_where_the_message_says_are_used_offline(
+    server, tmp_path, monkeypatch
+):
+    # The rule behind the message: saving each file at the path it names is
+    # enough, with downloading off, and nothing is requested.
+    home = tmp_path / "data"
+    _serve_a9a(server)
+    with pytest.raises(datasets.DataNotFoundError) as error:
+        datasets.fetch_a9a(home, download_if_missing=False)
+    message = str(error.value)
+    for key in ("a9a/a9a", "a9a/a9a.t"):
+        url = _base.REMOTE_FILES[key].url
+        assert f"download {url} and save it as {home / key}" in message
+        (home / key).parent.mkdir(parents=True, exist_ok=True)
+        (home / key).write_bytes(server.files["/" + key])
+    X, y = datasets.fetch_a9a(
+        home, subset="test", download_if_missing=False, return_X_y=True
+    )
+    np.testing.assert_array_equal(X.toarray(), _A9A_X["test"])
+    np.testing.assert_array_equal(y, _A9A_Y["test"])
+    assert server.requests == []
+    # A file saved by hand that is not the published one is named, not used.
+    (home / "a9a/a9a.npz").unlink()
+    (home / "a9a/a9a").write_bytes(b"1 3:1\n")
+    with pytest.raises(datasets.CorruptDataError, match=f"{home / 'a9a/a9a'}"):
+        datasets.fetch_a9a(home, download_if_missing=False)
+    assert server.requests == []
 
 
 def _bundle(folder, value, monkeypatch):
@@ -270,23 +371,89 @@ def _bundle(folder, value, monkeypatch):
     monkeypatch.setitem(_base.PREPARED_FILES, "a9a/a9a.npz", known)
 
 
-def test_environment_folder_wins_over_data_home(tmp_path, monkeypatch):
-    env_folder, home = tmp_path / "env", tmp_path / "home"
-    _bundle(env_folder, 2.0, monkeypatch)
-    _bundle(home, 3.0, monkeypatch)
+def test_get_data_home_argument_then_environment_then_default(
+    tmp_path, monkeypatch, user_home
+):
+    monkeypatch.delenv(datasets.DATA_ENV_VARIABLE, raising=False)
+    default = user_home / "sklearn_sketch_data"
+    assert not default.exists()
+    assert datasets.get_data_home() == default and default.is_dir()
+    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, "")  # set but empty: unset
+    assert datasets.get_data_home() == default
+    env_folder = tmp_path / "env" / "nested"
     monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(env_folder))
-    X, _ = datasets.load_a9a(home)
+    assert datasets.get_data_home() == env_folder and env_folder.is_dir()
+    explicit = tmp_path / "explicit"
+    for argument in (explicit, str(explicit)):
+        assert datasets.get_data_home(argument) == explicit and explicit.is_dir()
+    # "~" is the user's home, in the argument and in the environment.
+    assert datasets.get_data_home("~/mine") == user_home / "mine"
+    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, "~/from_env")
+    assert datasets.get_data_home() == user_home / "from_env"
+    assert (user_home / "from_env").is_dir()
+
+
+def test_fetchers_read_the_folder_get_data_home_gives(
+    no_env, tmp_path, monkeypatch, user_home
+):
+    env_folder, explicit = tmp_path / "env", tmp_path / "explicit"
+    default = user_home / "sklearn_sketch_data"
+    for folder, value in ((env_folder, 2.0), (explicit, 3.0), (default, 4.0)):
+        _bundle(folder, value, monkeypatch)
+    options = {"download_if_missing": False, "return_X_y": True}
+    X, _ = datasets.fetch_a9a(**options)
+    assert np.all(X.toarray() == 4.0)
+    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(env_folder))
+    X, _ = datasets.fetch_a9a(**options)
     assert np.all(X.toarray() == 2.0)
-    # An environment folder without the data set falls through to data_home.
-    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(tmp_path / "empty"))
-    X, _ = datasets.load_a9a(home)
+    # The argument wins over the environment, as in scikit-learn.
+    X, _ = datasets.fetch_a9a(explicit, **options)
     assert np.all(X.toarray() == 3.0)
 
 
-def test_default_data_home_is_a_subfolder_of_scikit_learns(tmp_path, monkeypatch):
-    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path))
-    assert datasets.get_cache_home() == tmp_path / "sklearn_sketch"
-    assert datasets.get_cache_home(tmp_path / "x") == tmp_path / "x"
+def _clear_and_check(folder, argument, monkeypatch):
+    """clear_data_home(argument) deletes ``folder`` and all in it, nothing else."""
+    _bundle(folder, 1.0, monkeypatch)
+    (folder / _integrity.RECORDS).mkdir()
+    beside = folder.parent / f"{folder.name}-beside"
+    beside.mkdir()
+    datasets.clear_data_home(argument)
+    assert not folder.exists() and beside.is_dir()
+    # The next get_data_home creates it again, empty.
+    assert datasets.get_data_home(argument) == folder and not any(folder.iterdir())
+
+
+def test_clear_data_home_deletes_the_folder_get_data_home_names(
+    tmp_path, monkeypatch, user_home
+):
+    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(tmp_path / "env"))
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "kept").write_bytes(b"")
+    _clear_and_check(tmp_path / "explicit", tmp_path / "explicit", monkeypatch)
+    assert (tmp_path / "env" / "kept").is_file()
+    _clear_and_check(tmp_path / "env", None, monkeypatch)
+    monkeypatch.delenv(datasets.DATA_ENV_VARIABLE)
+    _clear_and_check(user_home / "sklearn_sketch_data", None, monkeypatch)
+
+
+def test_clear_data_home_never_deletes_a_read_only_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "prepared"
+    _bundle(folder, 1.0, monkeypatch)
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(PermissionError, match=f"{folder} is read-only"):
+            datasets.clear_data_home(folder)
+        assert (folder / "a9a" / "a9a.npz").is_file()
+    finally:
+        folder.chmod(0o755)
+
+
+def test_get_cache_home_is_deprecated_for_get_data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(tmp_path / "env"))
+    for argument in (None, tmp_path / "x"):
+        with pytest.warns(FutureWarning, match=r"get_data_home\(data_home\)"):
+            folder = datasets.get_cache_home(argument)
+        assert folder == datasets.get_data_home(argument)
 
 
 def test_missing_pooch_names_the_extra_only_when_downloading(
@@ -316,7 +483,7 @@ def test_mnist_downloads_only_the_subset_and_scales_pixels(server, tmp_path):
     np.testing.assert_array_equal(mnist.data * np.float32(255), images.reshape(4, -1))
     np.testing.assert_array_equal(mnist.target, labels)
     assert len(server.requests) == 2
-    X, _ = datasets.load_mnist(tmp_path)  # the loader's default subset is "test"
+    X, _ = datasets.fetch_mnist(tmp_path, subset="test", return_X_y=True)
     np.testing.assert_array_equal(X, mnist.data)
     assert len(server.requests) == 2
 
@@ -365,11 +532,13 @@ def test_sector_counts_and_tfidf_conversions(server, tmp_path):
         text = _libsvm_text(tfidf[split], labels[split] + 1)  # LIBSVM labels are 1..105
         server.serve(f"sector/{key}", bz2.compress(text))
     for split in ("train", "test"):
-        X, y = datasets.load_sector(tmp_path, subset=split)
+        X, y = datasets.fetch_sector(tmp_path, subset=split, return_X_y=True)
         assert X.dtype == np.int32 and X.shape == (len(labels[split]), 55197)
         np.testing.assert_array_equal(X.toarray(), counts[split])
         np.testing.assert_array_equal(y, labels[split])
-        X, y = datasets.load_sector(tmp_path, subset=split, values="tfidf")
+        X, y = datasets.fetch_sector(
+            tmp_path, subset=split, values="tfidf", return_X_y=True
+        )
         assert X.dtype == np.float32
         np.testing.assert_allclose(X.toarray(), tfidf[split], rtol=1e-5)
         np.testing.assert_array_equal(y, labels[split])
@@ -394,7 +563,7 @@ def test_pendigits_conversion(server, tmp_path):
     assert bunch.data.dtype == np.float64 and bunch.target.dtype == np.uint8
     np.testing.assert_array_equal(bunch.data, X["test"])
     np.testing.assert_array_equal(bunch.target, y["test"])
-    Xtr, ytr = datasets.load_pendigits(tmp_path)
+    Xtr, ytr = datasets.fetch_pendigits(tmp_path, return_X_y=True)
     np.testing.assert_array_equal(Xtr, X["train"])
     np.testing.assert_array_equal(ytr, y["train"])
     assert _files_under(tmp_path) == ["pendigits/pendigits.npz"]
@@ -444,11 +613,14 @@ def test_20newsgroups_counts_follow_countvectorizer_fit_on_train(server, tmp_pat
         and row["the"] == 2
         and row["launch"] == 0
     )
-    X_test, y_test = datasets.load_20newsgroups_counts(tmp_path, subset="test")
+    X_test, y_test = datasets.fetch_20newsgroups_counts(
+        tmp_path, subset="test", return_X_y=True
+    )
     np.testing.assert_array_equal(y_test, [0, 1])
     # "zebra" is not in the training vocabulary; the empty message has no terms.
     assert X_test[0].sum() == 2 and X_test[1].nnz == 0
-    assert list(datasets.load_20newsgroups_vocabulary(tmp_path)) == vocabulary
+    terms = datasets.fetch_20newsgroups_counts(tmp_path).feature_names
+    assert list(terms) == vocabulary
     assert len(server.requests) == 1
 
 

@@ -6,13 +6,16 @@ them, and :data:`CASES` below maps each to the call that reads it):
 * every file a fetcher opens is one whose SHA-256 it checked;
 * a truncated file, random bytes, an empty file, and a well-formed file with
   other content each raise :class:`CorruptDataError` naming the file, its
-  SHA-256, the expected one and the fix, from ``$SKLEARN_SKETCH_DATA`` and
-  from ``data_home``, without reading it;
+  SHA-256, the expected one and the fix, without reading it; in a folder
+  whose permissions say read-only it is never replaced, even with
+  downloading on;
 * where the tables accept a damaged file's digest anyway, reading it still
   raises that error, never numpy's, and never unpickles anything;
 * each file is hashed once per version: not again in this process nor in
   another one, but again once it changes; and a read-only folder is never
-  written, nor does it make loading fail.
+  written, nor does it make loading fail;
+* each deprecated ``load_*`` function warns, naming the exact ``fetch_*``
+  call that replaces it, and returns what that call returns.
 
 The files are small ones made here in each format, and the tables of digests
 are pointed at them; no real data is needed.
@@ -25,6 +28,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -183,7 +187,8 @@ def small_files():
 def data(tmp_path, monkeypatch, small_files):
     """A data folder holding every file, the tables accepting exactly those."""
     monkeypatch.delenv(datasets.DATA_ENV_VARIABLE, raising=False)
-    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "scikit_learn_data"))
+    # The default data folder, ~/sklearn_sketch_data, is under tmp_path.
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setattr(_integrity, "_DIGESTS", {})
     folder = tmp_path / "data"
     for key, (valid, _) in small_files.items():
@@ -284,23 +289,48 @@ def test_a_damaged_file_in_data_home_is_named_never_read(
 
 @pytest.mark.parametrize("damage", DAMAGES)
 @pytest.mark.parametrize("key", KEYS)
-def test_a_damaged_file_in_the_environment_folder_is_named_never_replaced(
-    data, small_files, monkeypatch, tmp_path, key, damage
+def test_a_damaged_file_in_a_read_only_folder_is_named_never_replaced(
+    data, small_files, monkeypatch, key, damage
 ):
+    """A shared, prepared folder, read-only by its permissions, even for root."""
     valid, other = small_files[key]
     path = data / key
     path.write_bytes(DAMAGES[damage](valid, other))
     monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(data))
-    home = tmp_path / "home"
-    # Downloading is on: the user's folder is still not replaced, nor skipped.
-    with pytest.raises(datasets.CorruptDataError) as error:
-        CASES[key][0](home, True)
-    expected = _base.PREPARED_FILES[key][0]
-    message = _message_names(error.value, path, _integrity.sha256(path), expected)
-    assert f"${datasets.DATA_ENV_VARIABLE} ({data})" in message
-    assert "replace it with an intact copy, or delete it" in message
-    assert path.read_bytes() == DAMAGES[damage](valid, other)
-    assert not (home / key).exists()
+    monkeypatch.setitem(sys.modules, "pooch", None)  # no download is tried
+    _set_modes([data], 0o555, 0o444)
+    try:
+        # Downloading is on: the folder is still not written, nor skipped.
+        with pytest.raises(datasets.CorruptDataError) as error:
+            CASES[key][0](None, True)
+        expected = _base.PREPARED_FILES[key][0]
+        message = _message_names(error.value, path, _integrity.sha256(path), expected)
+        assert f"Its folder, {path.parent}, is read-only by its permissions" in message
+        assert "replace the file with an intact copy, or delete it" in message
+        assert "downloading it again failed" not in message
+        assert path.read_bytes() == DAMAGES[damage](valid, other)
+        assert sorted(p.name for p in data.iterdir()) == sorted(
+            {Path(k).parts[0] for k in KEYS}
+        )
+    finally:
+        _set_modes([data], 0o755, 0o644)
+
+
+def test_a_read_only_folder_without_the_data_set_is_not_written(
+    tmp_path, monkeypatch
+):
+    folder = tmp_path / "prepared"
+    folder.mkdir()
+    monkeypatch.setitem(sys.modules, "pooch", None)  # no download is tried
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(datasets.DataNotFoundError) as error:
+            datasets.fetch_pendigits(folder)
+        message = str(error.value)
+        assert f"not in {folder}" in message and "read-only" in message
+        assert not any(folder.iterdir())
+    finally:
+        folder.chmod(0o755)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "random bytes", "empty"])
@@ -415,35 +445,33 @@ def test_a_read_only_folder_is_never_written_and_loads(
 ):
     """Read-only by its permissions, even for a user who could write (root)."""
     monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(data))
-    home, default = tmp_path / "home", tmp_path / "scikit_learn_data"
+    default = tmp_path / "user" / "sklearn_sketch_data"
     _set_modes([data], 0o555, 0o444)
     try:
-        _call_all(home)
+        _call_all(None)
         assert not (data / _integrity.RECORDS).exists()
-        # The records went to the cache folder instead: none is hashed again.
-        assert len(list((home / _integrity.RECORDS).iterdir())) == len(KEYS)
+        # The records went to the default data folder instead: none is hashed again.
+        assert len(list((default / _integrity.RECORDS).iterdir())) == len(KEYS)
         hashed.clear()
         _integrity.forget()
-        _call_all(home)
+        _call_all(None)
         assert hashed == []
         # No folder takes records: loading still works, hashing once a process.
-        default.mkdir(exist_ok=True)
-        _set_modes([home, default], 0o555, 0o444)
-        records = sorted((home / _integrity.RECORDS).iterdir())
+        _set_modes([default], 0o555, 0o444)
+        records = sorted((default / _integrity.RECORDS).iterdir())
         os.utime(data / KEYS[0], ns=(0, 10**18))
-        _call_all(home)
-        _call_all(home)
+        _call_all(None)
+        _call_all(None)
         assert hashed == [data / KEYS[0]]
-        assert not (default / "sklearn_sketch").exists()
-        assert sorted((home / _integrity.RECORDS).iterdir()) == records
+        assert sorted((default / _integrity.RECORDS).iterdir()) == records
         assert all(r.stat().st_mode & 0o777 == 0o444 for r in records)
     finally:
-        _set_modes([p for p in (data, home, default) if p.exists()], 0o755, 0o644)
+        _set_modes([p for p in (data, default) if p.exists()], 0o755, 0o644)
 
 
 def test_a_read_only_data_home_is_never_written(data, tmp_path, hashed):
     """How the tests and examples call the fetchers: the shared folder as data_home."""
-    default = tmp_path / "scikit_learn_data" / "sklearn_sketch"
+    default = tmp_path / "user" / "sklearn_sketch_data"
     _set_modes([data], 0o555, 0o444)
     try:
         _call_all(data)
@@ -504,3 +532,105 @@ print(len(hashed))
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0"]
+
+
+# Each deprecated loader, with arguments, and the call its warning names.
+DEPRECATED = [
+    ("load_mnist", {}, "fetch_mnist(data_home, subset='test', return_X_y=True)"),
+    (
+        "load_mnist",
+        {"subset": "train"},
+        "fetch_mnist(data_home, subset='train', return_X_y=True)",
+    ),
+    ("load_a9a", {}, "fetch_a9a(data_home, subset='train', return_X_y=True)"),
+    (
+        "load_a9a",
+        {"subset": "test"},
+        "fetch_a9a(data_home, subset='test', return_X_y=True)",
+    ),
+    (
+        "load_sector",
+        {"values": "tfidf"},
+        "fetch_sector(data_home, subset='train', values='tfidf', return_X_y=True)",
+    ),
+    (
+        "load_sector",
+        {"subset": "test"},
+        "fetch_sector(data_home, subset='test', values='counts', return_X_y=True)",
+    ),
+    (
+        "load_20newsgroups_counts",
+        {"subset": "test"},
+        "fetch_20newsgroups_counts(data_home, subset='test', return_X_y=True)",
+    ),
+    (
+        "load_20newsgroups_vocabulary",
+        {},
+        "fetch_20newsgroups_counts(data_home).feature_names",
+    ),
+    (
+        "load_pendigits",
+        {},
+        "fetch_pendigits(data_home, subset='train', return_X_y=True)",
+    ),
+    (
+        "load_pendigits",
+        {"subset": "test"},
+        "fetch_pendigits(data_home, subset='test', return_X_y=True)",
+    ),
+]
+
+
+def _assert_same(got, expected):
+    """Equal values, dtypes, shapes and types, dense or sparse, nested in tuples."""
+    assert type(got) is type(expected)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for a, b in zip(got, expected):
+            _assert_same(a, b)
+        return
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if sp.issparse(expected):
+        got, expected = got.toarray(), expected.toarray()
+    np.testing.assert_array_equal(got, expected)
+
+
+def _warnings_of(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, caught
+
+
+@pytest.mark.parametrize("in_environment", [False, True])
+@pytest.mark.parametrize("name, options, replacement", DEPRECATED)
+def test_a_deprecated_loader_names_its_replacement_and_returns_the_same(
+    data, monkeypatch, name, options, replacement, in_environment
+):
+    fetchers = {
+        f: getattr(datasets, f) for f in datasets.__all__ if f.startswith("fetch_")
+    }
+    data_home = data
+    if in_environment:
+        # The data folder from the environment: the call names no data_home.
+        monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(data))
+        data_home, replacement = None, replacement.replace("data_home, ", "")
+        replacement = replacement.replace("(data_home)", "()")
+    got, caught = _warnings_of(lambda: getattr(datasets, name)(data_home, **options))
+    assert [w.category for w in caught] == [FutureWarning]
+    message = str(caught[0].message)
+    assert f"{name} is deprecated" in message
+    assert f"Use {replacement} instead" in message
+    # Attributed to the caller's line, as a deprecation should be.
+    assert caught[0].filename == __file__
+    # The named call, run as written, returns the same, without warning.
+    expected, caught = _warnings_of(
+        lambda: eval(replacement, {**fetchers, "data_home": data_home})
+    )
+    assert caught == []
+    _assert_same(got, expected)
+
+
+def test_every_deprecated_loader_is_covered():
+    loaders = {name for name in datasets.__all__ if name.startswith("load_")}
+    assert loaders == {name for name, _, _ in DEPRECATED}

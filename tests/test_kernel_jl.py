@@ -738,10 +738,12 @@ def test_huge_n_subsample_is_clipped_by_fit_and_refused_by_partial_fit():
 def test_pendigits_clustering_is_close_to_nystroem(data_home):
     from sklearn.kernel_approximation import Nystroem
 
-    from sklearn_sketch.datasets import load_pendigits
+    from sklearn_sketch.datasets import fetch_pendigits
 
     require_data(data_home, "pendigits", "pendigits.npz")
-    X, y = load_pendigits(data_home, subset="train")
+    X, y = fetch_pendigits(
+        data_home, subset="train", download_if_missing=False, return_X_y=True
+    )
     X, y = X[:3000], y[:3000]
     gamma = 2e-4  # coordinates are 0..100; about 1 / (median squared distance)
 

@@ -467,10 +467,16 @@ def test_sector_tfidf_estimates_the_exact_kernel(data_home):
     # Real sparse rows (tf-idf of text): the full samples estimate the exact
     # kernel within Monte-Carlo error; the 0-bit samples of the same hashes
     # with Li's "small bias on real data": below 0.01 on average.
-    from sklearn_sketch.datasets import load_sector
+    from sklearn_sketch.datasets import fetch_sector
 
     require_data(data_home, "sector", "sector_tfidf.npz")
-    X, _ = load_sector(data_home, subset="train", values="tfidf")
+    X, _ = fetch_sector(
+        data_home,
+        subset="train",
+        values="tfidf",
+        download_if_missing=False,
+        return_X_y=True,
+    )
     X = X[:300:20]
     k = 4096
     K = min_max_kernel(X)

@@ -183,10 +183,12 @@ def test_minwise_collisions_on_mnist_pixels(data_home):
     # min-wise independent. On pairs of MNIST digits (structured supports of
     # ~150 consecutive-row pixels) the collision rate over 20000 hashes must
     # match R within 4 standard errors sqrt(R (1 - R) / k) for every pair.
-    from sklearn_sketch.datasets import load_mnist
+    from sklearn_sketch.datasets import fetch_mnist
 
     require_data(data_home, "mnist", "t10k-images-idx3-ubyte.gz")
-    X, _ = load_mnist(data_home, subset="test")
+    X, _ = fetch_mnist(
+        data_home, subset="test", download_if_missing=False, return_X_y=True
+    )
     X = X[:12]
     k = 20_000
     hasher = CoREHasher(

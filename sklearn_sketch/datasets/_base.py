@@ -1,26 +1,29 @@
-"""Where data sets are looked for, and how a missing one is downloaded.
+"""Where data sets are kept, and how a missing one is downloaded.
 
-A fetcher needs a few files in a data folder, in the layout of the project's
-prepared data folder (``mnist/``, ``a9a/``, ``20newsgroups/``, ``sector/``,
-``pendigits/``). It looks for them, in this order, in the folder named by the
-environment variable ``SKLEARN_SKETCH_DATA``, then in ``data_home``; if they
-are in neither, it downloads the raw files named in :data:`REMOTE_FILES`
-into a temporary folder inside ``data_home``, checks each one's SHA-256,
-converts them and moves the converted files into ``data_home``. Whatever
-fails on the way (network, checksum, conversion), the temporary folder is
-removed, so a failed download leaves nothing behind.
+A fetcher needs a few files in one data folder, :func:`get_data_home`
+(``data_home``, else ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``),
+in the layout of the project's prepared data folder (``mnist/``, ``a9a/``,
+``20newsgroups/``, ``sector/``, ``pendigits/``). If they are missing, it
+downloads the raw files named in :data:`REMOTE_FILES` into a temporary
+folder inside that folder, checks each one's SHA-256, converts them and
+moves the converted files into place. Whatever fails on the way (network,
+checksum, conversion), the temporary folder is removed, so a failed
+download leaves nothing behind; the error names each file's URL and the
+path to save it at by hand. A folder whose permissions say read-only is
+never written.
 
-Every file a fetcher reads is checked before it is read, wherever it comes
-from: its SHA-256 must be one of :func:`expected_sha256` (the published
-digest of a file kept as downloaded, or that of the project's prepared data
-folder) or the digest recorded when the fetchers converted it. A file that
-fails is named in a :class:`CorruptDataError`, with the fix, and is never
-read. The digests are computed once per version of a file (``_integrity``).
+Every file a fetcher reads is checked before it is read: its SHA-256 must
+be one of :func:`expected_sha256` (the published digest of a file kept as
+downloaded, or that of the project's prepared data folder) or the digest
+recorded when the fetchers converted it. A file that fails is named in a
+:class:`CorruptDataError`, with the fix, and is never read. The digests are
+computed once per version of a file (``_integrity``).
 """
 
 import contextlib
 import logging
 import os
+import shutil
 import tarfile
 import tempfile
 import warnings
@@ -29,13 +32,13 @@ import zlib
 from collections import namedtuple
 from pathlib import Path
 
-from sklearn.datasets import get_data_home as _sklearn_data_home
-
 from . import _integrity
 
 logger = logging.getLogger(__name__)
 
 DATA_ENV_VARIABLE = "SKLEARN_SKETCH_DATA"
+# The data folder when neither an argument nor the environment names one.
+DEFAULT_DATA_HOME = "~/sklearn_sketch_data"
 
 #: A file to download: its URL, the SHA-256 digests accepted for it (more
 #: than one where the host has served several versions of the same data),
@@ -172,7 +175,12 @@ PREPARED_FILES = {
 
 
 class DataNotFoundError(FileNotFoundError):
-    """A data set's files are in no data folder, and downloading is off."""
+    """A data set's files are not in the data folder, and none is downloaded.
+
+    Raised with ``download_if_missing=False``, or where the data folder is
+    read-only. The message names the folder, the missing files, and each
+    file to download by hand: its URL and the path to save it at.
+    """
 
 
 class CorruptDataError(OSError):
@@ -204,67 +212,146 @@ def expected_sha256(key):
 
 
 def get_data_home(data_home=None):
-    """The prepared data folder: ``data_home``, else ``$SKLEARN_SKETCH_DATA``.
+    """The folder the fetchers read data sets from and download them into.
+
+    As :func:`sklearn.datasets.get_data_home`: ``data_home`` if given, else
+    the folder named by the environment variable ``SKLEARN_SKETCH_DATA``,
+    else ``~/sklearn_sketch_data``. A leading ``~`` is expanded, and the
+    folder is created if it does not exist.
 
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Explicit folder. ``None`` reads the environment variable
-        ``SKLEARN_SKETCH_DATA``.
-
-    Returns
-    -------
-    data_home : pathlib.Path or None
-        The folder, or None when neither is set.
-
-    See Also
-    --------
-    get_cache_home : The folder the fetchers download into.
-    """
-    if data_home is None:
-        data_home = os.environ.get(DATA_ENV_VARIABLE)
-    return None if data_home in (None, "") else Path(data_home)
-
-
-def get_cache_home(data_home=None):
-    """The folder the fetchers download into and cache data sets in.
-
-    Parameters
-    ----------
-    data_home : str or path-like, default=None
-        Explicit folder. ``None`` means the subfolder ``sklearn_sketch`` of
-        scikit-learn's data folder (:func:`sklearn.datasets.get_data_home`:
-        ``$SCIKIT_LEARN_DATA``, else ``~/scikit_learn_data``).
+        The folder. ``None`` means ``$SKLEARN_SKETCH_DATA``, else
+        ``~/sklearn_sketch_data``.
 
     Returns
     -------
     data_home : pathlib.Path
-        The folder (not created here).
+        The folder, which exists.
 
     See Also
     --------
-    get_data_home : The prepared data folder of ``$SKLEARN_SKETCH_DATA``.
+    clear_data_home : Delete the data folder and everything in it.
+    sklearn.datasets.get_data_home : scikit-learn's data folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn_sketch.datasets import get_data_home
+    >>> folder = Path(tempfile.mkdtemp()) / "data"
+    >>> get_data_home(folder) == folder, folder.is_dir()
+    (True, True)
     """
-    if data_home is not None:
-        return Path(data_home).expanduser()
-    return Path(_sklearn_data_home()) / "sklearn_sketch"
+    if data_home is None:
+        data_home = os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    data_home = Path(data_home).expanduser()
+    data_home.mkdir(parents=True, exist_ok=True)
+    return data_home
 
 
-def _import_pooch(dataset):
+def clear_data_home(data_home=None):
+    """Delete the data folder, :func:`get_data_home`, and everything in it.
+
+    As :func:`sklearn.datasets.clear_data_home`. A folder whose permissions
+    say read-only (a shared, prepared data folder) is never deleted, even by
+    a user who could.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        The folder, as in :func:`get_data_home`: ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``.
+
+    Raises
+    ------
+    PermissionError
+        If the folder's permissions say read-only.
+
+    See Also
+    --------
+    get_data_home : The data folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn_sketch.datasets import clear_data_home, get_data_home
+    >>> folder = get_data_home(Path(tempfile.mkdtemp()) / "data")
+    >>> _ = (folder / "a9a").mkdir()
+    >>> clear_data_home(folder)
+    >>> folder.exists()
+    False
+    """
+    data_home = get_data_home(data_home)
+    if not _integrity.writable(data_home):
+        raise PermissionError(
+            f"{data_home} is read-only by its permissions: clear_data_home never "
+            "deletes such a folder (it may be a shared, prepared data folder)."
+        )
+    shutil.rmtree(data_home)
+
+
+def get_cache_home(data_home=None):
+    """The data folder; deprecated, use :func:`get_data_home`.
+
+    .. deprecated:: 0.1
+        The fetchers now read and download into one folder,
+        :func:`get_data_home`; ``get_cache_home`` returns that folder, and
+        will be removed in 0.2.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`get_data_home`.
+
+    Returns
+    -------
+    data_home : pathlib.Path
+        ``get_data_home(data_home)``.
+    """
+    warnings.warn(
+        "get_cache_home is deprecated and will be removed in 0.2: the fetchers "
+        "read and download into one folder, get_data_home(data_home), which it "
+        "returns.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return get_data_home(data_home)
+
+
+def by_hand(sources, home):
+    """How to download ``sources`` (keys of :data:`REMOTE_FILES`) by hand."""
+    steps = "; ".join(
+        f"download {REMOTE_FILES[key].url} and save it as {home / key}"
+        for key in sources
+    )
+    return (
+        f"To get it by hand: {steps}. The next call then checks "
+        f"{'their' if len(sources) > 1 else 'its'} SHA-256 and uses "
+        f"{'them' if len(sources) > 1 else 'it'} instead of downloading."
+    )
+
+
+def _import_pooch(dataset, hint):
     try:
         import pooch
     except ImportError as exc:
         raise ImportError(
             f"Downloading the {dataset} data set needs the optional dependency "
             "pooch: pip install 'sklearn-sketch[datasets]' (or pip install "
-            f"pooch), or point {DATA_ENV_VARIABLE} to a folder that holds it."
+            f"pooch). {hint}"
         ) from exc
     return pooch
 
 
-def _download(dataset, key, folder):
-    """Download ``REMOTE_FILES[key]`` into ``folder``; check its SHA-256."""
-    pooch = _import_pooch(dataset)
+def _download(dataset, key, folder, hint):
+    """Download ``REMOTE_FILES[key]`` into ``folder``; check its SHA-256.
+
+    ``hint`` says how to get the data set by hand; every error carries it.
+    """
+    pooch = _import_pooch(dataset, hint)
     remote = REMOTE_FILES[key]
     target = Path(folder) / Path(key).name
     logger.info(
@@ -276,7 +363,9 @@ def _download(dataset, key, folder):
             remote.url, str(partial), None
         )
     except OSError as exc:  # requests' errors are OSErrors too
-        raise OSError(f"Downloading {remote.url} for {dataset} failed: {exc}") from exc
+        raise OSError(
+            f"Downloading {remote.url} for {dataset} failed: {exc}. {hint}"
+        ) from exc
     # Checked before the file gets its name, so that no caller can read it
     # unchecked; the enclosing temporary folder removes it either way.
     digest = _integrity.sha256(partial)
@@ -284,15 +373,15 @@ def _download(dataset, key, folder):
         raise CorruptDataError(
             f"The file downloaded from {remote.url} for {dataset} has SHA-256 "
             f"{digest}, not the expected {' or '.join(remote.sha256)}: it is "
-            "corrupted or the host changed it. Nothing was cached."
+            f"corrupted or the host changed it. Nothing was cached. {hint}"
         )
     os.replace(partial, target)
     return target
 
 
-def _record_folders(data_home):
-    """Where digests are recorded: the cache folder, else the default one."""
-    folders = [get_cache_home(data_home), get_cache_home(None)]
+def _record_folders(home):
+    """Where digests are recorded: the data folder, else the default one."""
+    folders = [Path(home), Path(DEFAULT_DATA_HOME).expanduser()]
     return folders[:1] if folders[0] == folders[1] else folders
 
 
@@ -307,15 +396,13 @@ def _digest_problem(path, key, records):
 
 
 def _fix(path):
-    """How to repair ``path``: files under ``$SKLEARN_SKETCH_DATA`` are the user's."""
-    env_home = get_data_home(None)
-    resolved = Path(os.path.realpath(path))
-    if env_home is not None and resolved.is_relative_to(os.path.realpath(env_home)):
+    """How to repair ``path``: a read-only folder is never written."""
+    folder = Path(path).parent
+    if not _integrity.writable(folder):
         return (
-            f"It is in ${DATA_ENV_VARIABLE} ({env_home}), which the fetchers "
-            "never write: replace it with an intact copy, or delete it, and the "
-            "next call with download_if_missing=True downloads the data set "
-            "into data_home instead."
+            f"Its folder, {folder}, is read-only by its permissions and the "
+            "fetchers never write it: replace the file with an intact copy, "
+            "or delete it, or pass another data_home."
         )
     return (
         "Delete it, or call again with download_if_missing=True: the data set "
@@ -387,13 +474,13 @@ def _cached(dataset, home, key, records):
     return None
 
 
-def _download_and_build(dataset, build, home, records):
+def _download_and_build(dataset, build, home, records, hint):
     """Download, convert, and move the finished files into ``home``."""
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".download-", dir=home) as workdir:
         finished = build(
             lambda key: _cached(dataset, home, key, records)
-            or _download(dataset, key, workdir),
+            or _download(dataset, key, workdir, hint),
             Path(workdir),
         )
         for relative, path in finished.items():
@@ -406,8 +493,8 @@ def _download_and_build(dataset, build, home, records):
             _integrity.record_built(target, digest, records)
 
 
-def fetch_files(dataset, files, build, *, data_home, download_if_missing):
-    """The folder holding every one of ``files`` for ``dataset``, each checked.
+def fetch_files(dataset, files, sources, build, *, data_home, download_if_missing):
+    """The data folder, holding every one of ``files`` for ``dataset``, each checked.
 
     Parameters
     ----------
@@ -415,52 +502,61 @@ def fetch_files(dataset, files, build, *, data_home, download_if_missing):
         Name used in messages.
     files : list of str
         Paths, relative to a data folder, that the caller reads.
+    sources : list of str
+        The keys of :data:`REMOTE_FILES` that ``build`` converts into
+        ``files``. Where all are in the data folder (saved there by hand),
+        they are converted without downloading, whatever
+        ``download_if_missing``.
     build : callable ``build(download, workdir) -> {relative path: file}``
         Downloads (through ``download(key)``, which returns the checked file,
-        or the copy an earlier call kept in ``data_home``) and converts,
-        writing into ``workdir``; returns the finished files.
+        or the copy kept in the data folder) and converts, writing into
+        ``workdir``; returns the finished files.
     data_home, download_if_missing
         As in the fetchers.
 
     Raises
     ------
     CorruptDataError
-        If a file of ``$SKLEARN_SKETCH_DATA`` has a wrong SHA-256; or one of
-        ``data_home`` has, and downloading is off or fails.
+        If a file has a wrong SHA-256, and downloading is off, fails, or
+        would write a read-only folder.
     DataNotFoundError
-        If the files are in no folder and downloading is off.
+        If the files are missing, and downloading is off or the folder is
+        read-only.
     """
-    env_home = get_data_home(None)
-    home = get_cache_home(data_home)
-    records = _record_folders(data_home)
-    if env_home is not None and all((env_home / f).is_file() for f in files):
-        refused = _first_corrupt(env_home, files, records)
-        if refused is not None:
-            raise corrupt(dataset, *refused)
-        return env_home
+    home = get_data_home(data_home)
+    records = _record_folders(home)
     refused = None
     if all((home / f).is_file() for f in files):
         refused = _first_corrupt(home, files, records)
         if refused is None:
             return home
+    hint = by_hand(sources, home)
+    writable = _integrity.writable(home)
+    if refused is not None and not (download_if_missing and writable):
+        raise corrupt(dataset, *refused)
+    saved = refused is None and all((home / k).is_file() for k in sources)
+    if not writable or not (download_if_missing or saved):
+        missing = ", ".join(f for f in files if not (home / f).is_file())
+        reason = "download_if_missing=False"
+        if not writable:
+            reason = "the folder is read-only by its permissions: nothing is written"
+        raise DataNotFoundError(
+            f"The {dataset} data set is not in {home} (missing: {missing}), "
+            f"and {reason}. {hint}"
+        )
     if not download_if_missing:
+        # Raw files saved by hand are converted, but never downloaded again.
+        refused = _first_corrupt(home, sources, records)
         if refused is not None:
             raise corrupt(dataset, *refused)
-        looked = (
-            f"${DATA_ENV_VARIABLE} ({env_home or 'not set'}) nor data_home ({home})"
-        )
-        raise DataNotFoundError(
-            f"The {dataset} data set ({', '.join(files)}) is in neither "
-            f"{looked}, and download_if_missing=False."
-        )
-    _rebuild(dataset, build, home, records, refused)
+    _rebuild(dataset, build, home, records, refused, hint)
     return home
 
 
-def _rebuild(dataset, build, home, records, refused):
+def _rebuild(dataset, build, home, records, refused, hint):
     """Download and convert; ``refused`` is the damaged file it replaces."""
     if refused is None:
-        _download_and_build(dataset, build, home, records)
+        _download_and_build(dataset, build, home, records, hint)
         return
     path, problem = refused
     warnings.warn(
@@ -469,7 +565,7 @@ def _rebuild(dataset, build, home, records, refused):
         stacklevel=4,
     )
     try:
-        _download_and_build(dataset, build, home, records)
+        _download_and_build(dataset, build, home, records, hint)
     except Exception as exc:
         problem += f"; downloading it again failed ({exc})"
         raise corrupt(dataset, path, problem) from exc

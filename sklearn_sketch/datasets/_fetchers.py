@@ -1,6 +1,7 @@
 """Fetchers of the real data sets used by the examples and benchmarks."""
 
 import gzip
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,8 +41,8 @@ def fetch_mnist(
     LeCun, Cortes and Burges' 70000 digits, split into 60000 training and
     10000 test images; labels 0..9. Pixels are divided by 255.
 
-    The data is looked for in ``$SKLEARN_SKETCH_DATA``, then in
-    ``data_home``; if missing it is downloaded from the mirror of the original
+    The data is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing it is downloaded from the mirror of the original
     MNIST files that torchvision uses
     (``https://ossci-datasets.s3.amazonaws.com/mnist/``): the two IDX files of
     the subset, 9.9 MB + 29 kB for "train" and 1.6 MB + 4.5 kB for "test",
@@ -51,8 +52,9 @@ def fetch_mnist(
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     subset : {"train", "test"}, default="train"
         The 60000 training or the 10000 test images.
     download_if_missing : bool, default=True
@@ -101,6 +103,7 @@ def fetch_mnist(
     home = fetch_files(
         "MNIST",
         files,
+        files,
         _move_as_is(*files),
         data_home=data_home,
         download_if_missing=download_if_missing,
@@ -145,8 +148,8 @@ def fetch_a9a(
     16281 test rows, each with 14 ones among 123 features (a CSR matrix whose
     stored values are all 1.0); labels -1/+1.
 
-    The data is looked for in ``$SKLEARN_SKETCH_DATA``, then in
-    ``data_home``; if missing, the two text files ``a9a`` (2.3 MB) and
+    The data is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing, the two text files ``a9a`` (2.3 MB) and
     ``a9a.t`` (1.2 MB) are downloaded from the LIBSVM data page
     (``https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/``),
     checked against their SHA-256, and cached as one compressed CSR bundle,
@@ -155,8 +158,9 @@ def fetch_a9a(
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     subset : {"train", "test"}, default="train"
         The training (``a9a``) or test (``a9a.t``) rows.
     download_if_missing : bool, default=True
@@ -204,6 +208,7 @@ def fetch_a9a(
     home = fetch_files(
         "a9a",
         ["a9a/a9a.npz"],
+        ["a9a/a9a", "a9a/a9a.t"],
         build,
         data_home=data_home,
         download_if_missing=download_if_missing,
@@ -236,8 +241,8 @@ def fetch_sector(
     J. Rennie's split of McCallum's Industry Sector corpus: 6412 training
     and 3207 test pages, labels 0..104.
 
-    The data is looked for in ``$SKLEARN_SKETCH_DATA``, then in
-    ``data_home``; if missing it is downloaded from the LIBSVM data page
+    The data is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing it is downloaded from the LIBSVM data page
     (``https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/sector/``),
     checked against SHA-256 and cached as a compressed CSR bundle holding
     both subsets. ``values="counts"`` downloads ``sector.bz2`` and
@@ -249,8 +254,9 @@ def fetch_sector(
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     subset : {"train", "test"}, default="train"
         The training or test pages.
     values : {"counts", "tfidf"}, default="counts"
@@ -298,10 +304,12 @@ def fetch_sector(
     _check_option("values", values, ("counts", "tfidf"))
     if values == "counts":
         filename, build = "sector/sector_counts.npz", _sector_counts
+        sources = ["sector/sector.bz2", "sector/sector.t.bz2"]
     else:
         filename = "sector/sector_tfidf.npz"
+        sources = ["sector/sector.scale.bz2", "sector/sector.t.scale.bz2"]
         build = _libsvm_bundle(
-            ("sector/sector.scale.bz2", "sector/sector.t.scale.bz2"),
+            tuple(sources),
             filename,
             55197,
             np.float32,
@@ -311,6 +319,7 @@ def fetch_sector(
     home = fetch_files(
         f"sector ({values})",
         [filename],
+        sources,
         build,
         data_home=data_home,
         download_if_missing=download_if_missing,
@@ -351,6 +360,7 @@ def _news_home(data_home, download_if_missing):
     return fetch_files(
         _NEWS_NAME,
         _NEWS_FILES,
+        [_NEWS_ARCHIVE],
         _news_counts,
         data_home=data_home,
         download_if_missing=download_if_missing,
@@ -383,8 +393,8 @@ def fetch_20newsgroups_counts(
     :func:`sklearn.datasets.fetch_20newsgroups_vectorized`. Rows follow the
     sorted group, then file name.
 
-    The data is looked for in ``$SKLEARN_SKETCH_DATA``, then in
-    ``data_home``; if missing, the archive ``20news-bydate.tar.gz``
+    The data is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing, the archive ``20news-bydate.tar.gz``
     (14 MB) is downloaded from the URL scikit-learn's
     :func:`~sklearn.datasets.fetch_20newsgroups` uses (figshare), checked
     against the same SHA-256, read (messages decoded as latin-1, as
@@ -396,8 +406,9 @@ def fetch_20newsgroups_counts(
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     subset : {"train", "test"}, default="train"
         The training or test messages.
     download_if_missing : bool, default=True
@@ -467,16 +478,17 @@ def fetch_20newsgroups_archive(data_home=None, *, download_if_missing=True):
 
     The archive holds the messages as files
     ``20news-bydate-{train,test}/<group>/<id>`` (decode them as latin-1).
-    It is looked for in ``$SKLEARN_SKETCH_DATA``, then in ``data_home``; if
-    missing it is downloaded (14 MB) from the URL scikit-learn's
+    It is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing it is downloaded (14 MB) from the URL scikit-learn's
     :func:`~sklearn.datasets.fetch_20newsgroups` uses, checked against the
     same SHA-256, and cached as ``data_home/20newsgroups/20news-bydate.tar.gz``.
 
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     download_if_missing : bool, default=True
         If False, raise :class:`DataNotFoundError` instead of downloading.
 
@@ -506,6 +518,7 @@ def fetch_20newsgroups_archive(data_home=None, *, download_if_missing=True):
     """
     home = fetch_files(
         "20 Newsgroups (archive)",
+        [_NEWS_ARCHIVE],
         [_NEWS_ARCHIVE],
         _move_as_is(_NEWS_ARCHIVE),
         data_home=data_home,
@@ -537,8 +550,8 @@ def fetch_pendigits(
     resampled to 8 (x, y) points scaled to 0..100: 7494 training and 3498
     test samples (different writers).
 
-    The data is looked for in ``$SKLEARN_SKETCH_DATA``, then in
-    ``data_home``; if missing, LIBSVM's copy of the UCI files, ``pendigits``
+    The data is read from the data folder, :func:`get_data_home`
+    (``data_home``); if missing, LIBSVM's copy of the UCI files, ``pendigits``
     (0.6 MB) and ``pendigits.t`` (0.3 MB), is downloaded from the LIBSVM
     data page
     (``https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/``),
@@ -548,8 +561,9 @@ def fetch_pendigits(
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Download and cache folder. ``None`` means the ``sklearn_sketch``
-        subfolder of :func:`sklearn.datasets.get_data_home`.
+        The data folder, read and downloaded into. ``None`` means
+        ``$SKLEARN_SKETCH_DATA``, else ``~/sklearn_sketch_data``
+        (:func:`get_data_home`).
     subset : {"train", "test"}, default="train"
         The training or test samples.
     download_if_missing : bool, default=True
@@ -594,6 +608,7 @@ def fetch_pendigits(
     home = fetch_files(
         "pendigits",
         ["pendigits/pendigits.npz"],
+        ["pendigits/pendigits", "pendigits/pendigits.t"],
         _pendigits,
         data_home=data_home,
         download_if_missing=download_if_missing,
@@ -604,11 +619,34 @@ def fetch_pendigits(
     return _bunch(X, y, return_X_y, f"UCI pendigits {subset} samples, 16 coordinates.")
 
 
-# The loaders the examples and tests call: (X, y) tuples, defaults unchanged.
+# The loaders of earlier versions: (X, y) tuples, deprecated in favour of
+# fetch_*(return_X_y=True), scikit-learn's way. Their defaults are kept:
+# load_mnist's subset is "test", fetch_mnist's "train".
+
+
+def _warn_deprecated(old, replacement):
+    warnings.warn(
+        f"{old} is deprecated in 0.1 and will be removed in 0.2. Use "
+        f"{replacement} instead: it returns the same.",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def _call(name, data_home, **options):
+    """The text of the call ``name(data_home, **options)``, for messages."""
+    arguments = [] if data_home is None else ["data_home"]
+    arguments += [f"{key}={value!r}" for key, value in options.items()]
+    return f"{name}({', '.join(arguments)})"
 
 
 def load_mnist(data_home=None, *, subset="test"):
-    """MNIST as ``(X, y)``: :func:`fetch_mnist` with ``return_X_y=True``.
+    """MNIST as ``(X, y)``; deprecated, use :func:`fetch_mnist`.
+
+    .. deprecated:: 0.1
+        ``load_mnist`` will be removed in 0.2. Use
+        ``fetch_mnist(subset="test", return_X_y=True)``; note that the
+        default subset of :func:`fetch_mnist` is ``"train"``.
 
     Parameters
     ----------
@@ -621,60 +659,164 @@ def load_mnist(data_home=None, *, subset="test"):
     -------
     X : ndarray of shape (n_samples, 784), dtype float32
     y : ndarray of shape (n_samples,), dtype uint8
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_mnist
+    >>> X, y = fetch_mnist(subset="test", return_X_y=True)  # doctest: +SKIP
     """
+    _warn_deprecated(
+        "load_mnist", _call("fetch_mnist", data_home, subset=subset, return_X_y=True)
+    )
     return fetch_mnist(data_home, subset=subset, return_X_y=True)
 
 
 def load_a9a(data_home=None, *, subset="train"):
-    """a9a as ``(X, y)``: :func:`fetch_a9a` with ``return_X_y=True``.
+    """a9a as ``(X, y)``; deprecated, use :func:`fetch_a9a`.
+
+    .. deprecated:: 0.1
+        ``load_a9a`` will be removed in 0.2. Use
+        ``fetch_a9a(subset=subset, return_X_y=True)``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`fetch_a9a`.
+    subset : {"train", "test"}, default="train"
+        As in :func:`fetch_a9a`.
 
     Returns
     -------
     X : csr_matrix of shape (n_samples, 123), dtype float32
     y : ndarray of shape (n_samples,), dtype int8
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_a9a
+    >>> X, y = fetch_a9a(subset="train", return_X_y=True)  # doctest: +SKIP
     """
+    _warn_deprecated(
+        "load_a9a", _call("fetch_a9a", data_home, subset=subset, return_X_y=True)
+    )
     return fetch_a9a(data_home, subset=subset, return_X_y=True)
 
 
 def load_sector(data_home=None, *, subset="train", values="counts"):
-    """sector as ``(X, y)``: :func:`fetch_sector` with ``return_X_y=True``.
+    """sector as ``(X, y)``; deprecated, use :func:`fetch_sector`.
+
+    .. deprecated:: 0.1
+        ``load_sector`` will be removed in 0.2. Use
+        ``fetch_sector(subset=subset, values=values, return_X_y=True)``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`fetch_sector`.
+    subset : {"train", "test"}, default="train"
+        As in :func:`fetch_sector`.
+    values : {"counts", "tfidf"}, default="counts"
+        As in :func:`fetch_sector`.
 
     Returns
     -------
     X : csr_matrix of shape (n_samples, 55197)
     y : ndarray of shape (n_samples,), dtype uint8
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_sector
+    >>> X, y = fetch_sector(values="tfidf", return_X_y=True)  # doctest: +SKIP
     """
-    return fetch_sector(data_home, subset=subset, values=values, return_X_y=True)
+    options = {"subset": subset, "values": values, "return_X_y": True}
+    _warn_deprecated("load_sector", _call("fetch_sector", data_home, **options))
+    return fetch_sector(data_home, **options)
 
 
 def load_20newsgroups_counts(data_home=None, *, subset="train"):
-    """20 Newsgroups counts as ``(X, y)``: see :func:`fetch_20newsgroups_counts`.
+    """20 Newsgroups counts as ``(X, y)``; deprecated.
+
+    .. deprecated:: 0.1
+        ``load_20newsgroups_counts`` will be removed in 0.2. Use
+        ``fetch_20newsgroups_counts(subset=subset, return_X_y=True)``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`fetch_20newsgroups_counts`.
+    subset : {"train", "test"}, default="train"
+        As in :func:`fetch_20newsgroups_counts`.
 
     Returns
     -------
     X : csr_matrix of shape (n_samples, 130107), dtype int32
     y : ndarray of shape (n_samples,), dtype uint8
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_20newsgroups_counts
+    >>> X, y = fetch_20newsgroups_counts(return_X_y=True)  # doctest: +SKIP
     """
+    replacement = _call(
+        "fetch_20newsgroups_counts", data_home, subset=subset, return_X_y=True
+    )
+    _warn_deprecated("load_20newsgroups_counts", replacement)
     return fetch_20newsgroups_counts(data_home, subset=subset, return_X_y=True)
 
 
 def load_20newsgroups_vocabulary(data_home=None):
-    """The 130107 terms of :func:`fetch_20newsgroups_counts`, in column order.
+    """The 130107 terms of the 20 Newsgroups counts; deprecated.
+
+    .. deprecated:: 0.1
+        ``load_20newsgroups_vocabulary`` will be removed in 0.2. Use
+        ``fetch_20newsgroups_counts().feature_names``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`fetch_20newsgroups_counts`.
 
     Returns
     -------
     vocabulary : ndarray of str of shape (130107,)
+        The terms, in column order.
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_20newsgroups_counts
+    >>> terms = fetch_20newsgroups_counts().feature_names  # doctest: +SKIP
     """
+    replacement = _call("fetch_20newsgroups_counts", data_home) + ".feature_names"
+    _warn_deprecated("load_20newsgroups_vocabulary", replacement)
     home = _news_home(data_home, download_if_missing=True)
     return read_vocabulary(home / "20newsgroups/vocabulary.txt.gz")
 
 
 def load_pendigits(data_home=None, *, subset="train"):
-    """pendigits as ``(X, y)``: :func:`fetch_pendigits` with ``return_X_y=True``.
+    """pendigits as ``(X, y)``; deprecated, use :func:`fetch_pendigits`.
+
+    .. deprecated:: 0.1
+        ``load_pendigits`` will be removed in 0.2. Use
+        ``fetch_pendigits(subset=subset, return_X_y=True)``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As in :func:`fetch_pendigits`.
+    subset : {"train", "test"}, default="train"
+        As in :func:`fetch_pendigits`.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 16), dtype float64
     y : ndarray of shape (n_samples,), dtype uint8
+
+    Examples
+    --------
+    >>> from sklearn_sketch.datasets import fetch_pendigits
+    >>> X, y = fetch_pendigits(subset="train", return_X_y=True)  # doctest: +SKIP
     """
+    _warn_deprecated(
+        "load_pendigits",
+        _call("fetch_pendigits", data_home, subset=subset, return_X_y=True),
+    )
     return fetch_pendigits(data_home, subset=subset, return_X_y=True)

@@ -83,12 +83,21 @@ def _writable(folder):
     return bool(os.stat(folder).st_mode & stat.S_IWUSR) and os.access(folder, os.W_OK)
 
 
-def _may_write(folder):
-    """Create ``folder`` if missing; False where permissions say read-only."""
-    existing = folder
+def writable(folder):
+    """Whether ``folder`` may be written: False where permissions say read-only.
+
+    A missing folder is judged by its nearest existing parent, in which it
+    would be created.
+    """
+    existing = Path(folder)
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
-    if not _writable(existing):
+    return _writable(existing)
+
+
+def _may_write(folder):
+    """Create ``folder`` if missing; False where permissions say read-only."""
+    if not writable(folder):
         return False
     folder.mkdir(parents=True, exist_ok=True)
     return _writable(folder)
