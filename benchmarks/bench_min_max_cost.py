@@ -1,8 +1,8 @@
 """MinMaxHasher's time per (stored entry, hash) across k and the number of rows.
 
-The transform costs ``O(nnz * k)``: every stored entry is hashed by every
-hash. This benchmark checks that the constant does not drift with ``k`` or
-with ``n_samples`` (no per-chunk or per-hash overhead that grows as chunks
+DartMinHash costs ``O(nnz + k log k)`` per row in expectation, so the figure
+per (entry, hash) falls as ``k`` grows past a row's entries; across
+``n_samples`` it must not drift (no per-chunk overhead that grows as chunks
 shrink, no per-row cost that grows with the input). It times
 ``MinMaxHasher(k).transform(X[:n])`` on the first ``n`` rows of a data set,
 for ``k`` in ``--ks`` and ``n`` in ``--ns``, skipping the cells of more
