@@ -1,8 +1,8 @@
 """MinMaxHasher's time per (stored entry, hash) across k and the number of rows.
 
-The transform costs ``O(nnz * k)``: every stored entry is hashed by every
-hash. This benchmark checks that the constant does not drift with ``k`` or
-with ``n_samples`` (no per-chunk or per-hash overhead that grows as chunks
+DartMinHash costs ``O(nnz + k log k)`` per row in expectation, so the figure
+per (entry, hash) falls as ``k`` grows past a row's entries; across
+``n_samples`` it must not drift (no per-chunk overhead that grows as chunks
 shrink, no per-row cost that grows with the input). It times
 ``MinMaxHasher(k).transform(X[:n])`` on the first ``n`` rows of a data set,
 for ``k`` in ``--ks`` and ``n`` in ``--ns``, skipping the cells of more
@@ -38,21 +38,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import MinMaxHasher  # noqa: E402
 from sklearn_sketch.datasets import (  # noqa: E402
-    load_20newsgroups_counts,
-    load_mnist,
-    load_sector,
+    fetch_20newsgroups_counts,
+    fetch_mnist,
+    fetch_sector,
 )
 
 
 def load(name, data_home):
     """The rows of a data set as one CSR matrix (train, then test)."""
     if name == "mnist":
-        X, _ = load_mnist(data_home, subset="train")
+        X, _ = fetch_mnist(data_home, subset="train", return_X_y=True)
         return sp.csr_matrix(X)
     if name == "news20":
-        parts = [load_20newsgroups_counts(data_home, subset=s)[0] for s in ("train", "test")]
+        parts = [fetch_20newsgroups_counts(data_home, subset=s, return_X_y=True)[0] for s in ("train", "test")]
     else:
-        parts = [load_sector(data_home, subset=s, values="tfidf")[0] for s in ("train", "test")]
+        parts = [fetch_sector(data_home, subset=s, values="tfidf", return_X_y=True)[0] for s in ("train", "test")]
     return sp.vstack(parts, format="csr").astype(np.float64)
 
 

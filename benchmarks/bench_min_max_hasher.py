@@ -1,25 +1,30 @@
-"""Benchmark MinMaxHasher (consistent weighted sampling) against its anchors.
+"""Benchmark MinMaxHasher (DartMinHash) against its anchors.
 
-Target 1. 1500 rows of sector tf-idf (train, first rows), k = 128: the
-   MinMaxHasher transform (ICWS samples, the default full codes, and the
-   sparse 8-bit one-hot features) against datasketch's
-   ``WeightedMinHashGenerator`` on the same rows, which gives the ICWS
-   samples only:
+Rows: the first 1500 rows of sector tf-idf (train).
+
+Target 1. k = 128: the MinMaxHasher transform (DartMinHash samples, the
+   default full codes, and the sparse 8-bit one-hot features) against
+   datasketch's ``WeightedMinHashGenerator`` on the same rows, which gives
+   ICWS samples only:
    * ``minhash`` (its documented per-vector method, dense over the 55197
      dimensions): timed on the first ``--per-row`` rows and scaled to 1500
      (it is linear in the rows: a full run takes minutes);
    * ``minhash_many`` (marked experimental; vectorized over a sparse
      matrix, in batches of 250 rows to bound its k x nnz temporaries).
    The datasketch generator's construction (its k x n_features tables) is
-   not timed. Target: >= 50x datasketch.
-Target 2. 20 Newsgroups train counts (11314 x 130107), k = 128: MinMaxHasher
-   against CoREHasher(hashing="oph") at the same k, resemblance (hashing
-   and the sparse output only) and type 1 (the default kernel). Target:
-   within 5x.
+   not timed. Target: >= 1000x datasketch.
+Target 2. k = 256 and 1024: MinMaxHasher against
+   ``CoREHasher(kernel="resemblance", hashing="oph")`` at the same k on the
+   same rows (the same sparse one-hot output), with microseconds per row.
+   Target: <= 30x.
+Target 3. k = 256: ``n_jobs=2`` against ``n_jobs=1`` on the rows repeated
+   to 6000, beside the machine's two-thread ceiling (two threads against
+   one on in-cache ``np.sin``, as ``benchmarks/bench_gil.py`` measures it).
+   Target: >= 1.8x, or >= 0.9 of the ceiling.
 
 Usage::
 
-    python benchmarks/bench_min_max_hasher.py [--data-home DIR] [--repeats 3] [--per-row 20]
+    python benchmarks/bench_min_max_hasher.py [--data-home DIR] [--repeats 5] [--per-row 20]
 
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the tables give medians of the repeats,
@@ -32,12 +37,16 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 # Import the package of this source tree, installed or not.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import load_20newsgroups_counts, load_sector  # noqa: E402
+from sklearn_sketch.datasets import fetch_sector  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_gil import in_cache_sines, two_thread_speedup  # noqa: E402
 
 K = 128
 N_ROWS = 1500
@@ -67,14 +76,18 @@ def print_table(title, reference, times, scale=None):
               f"{wall * factor / ref_wall:18.2f}")
 
 
-def sector_against_datasketch(data_home, repeats, per_row):
+def sector_rows(data_home):
+    X, _ = fetch_sector(data_home, subset="train", values="tfidf", return_X_y=True)
+    return X[:N_ROWS]
+
+
+def sector_against_datasketch(X, repeats, per_row):
     from datasketch import WeightedMinHashGenerator
 
-    X, _ = load_sector(data_home, subset="train", values="tfidf")
-    X = X[:N_ROWS]
     print(f"sector tf-idf: {X.shape[0]} rows x {X.shape[1]}, {X.nnz} nonzeros, "
           f"{X.dtype}, k = {K}, medians of {repeats} repeats")
     hasher = MinMaxHasher(K, random_state=0).fit(X)
+    hasher.transform(X[:5])  # load the compiled kernel
     generator = WeightedMinHashGenerator(X.shape[1], sample_size=K, seed=0)
     dense_rows = [X[i].toarray().ravel() for i in range(per_row)]
 
@@ -91,40 +104,49 @@ def sector_against_datasketch(data_home, repeats, per_row):
         "datasketch minhash_many (batches of 250)": many,
         "datasketch minhash (per row)": per_vector,
     }, repeats)
-    print_table("Target 1: sector tf-idf", "MinMaxHasher.transform", times,
+    print_table("Target 1: sector tf-idf, k = 128", "MinMaxHasher.transform", times,
                 scale={"datasketch minhash (per row)": X.shape[0] / per_row})
 
 
-def newsgroups_against_core(data_home, repeats):
-    X, _ = load_20newsgroups_counts(data_home, subset="train")
-    X = X.astype(np.float64)
-    print(f"\n20 Newsgroups counts: {X.shape[0]} rows x {X.shape[1]}, {X.nnz} "
-          f"nonzeros, k = {K}, medians of {repeats} repeats")
-    minmax = MinMaxHasher(K, random_state=0).fit(X)
-    resemblance = CoREHasher(K, kernel="resemblance", random_state=0).fit(X)
-    core1 = CoREHasher(K, random_state=0).fit(X)
-    times = median_times({
-        "MinMaxHasher.transform": lambda: minmax.transform(X),
-        "CoREHasher(oph, resemblance).transform": lambda: resemblance.transform(X),
-        "CoREHasher(oph, core1).transform": lambda: core1.transform(X),
-    }, repeats)
-    print_table("Target 2: 20 Newsgroups", "MinMaxHasher.transform", times)
-    for name in ("CoREHasher(oph, core1).transform", "CoREHasher(oph, resemblance).transform"):
-        print(f"MinMaxHasher time / {name[:-10]} time: "
-              f"{times['MinMaxHasher.transform'][0] / times[name][0]:.2f}x (wall), "
-              f"{times['MinMaxHasher.transform'][1] / times[name][1]:.2f}x (cpu)"
-              + ("; target <= 5x" if "core1" in name else ""))
+def sector_against_oph(X, repeats):
+    for k in (256, 1024):
+        minmax = MinMaxHasher(k, random_state=0).fit(X)
+        oph = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(X)
+        minmax.transform(X[:5]), oph.transform(X[:5])
+        times = median_times({
+            "MinMaxHasher.transform": lambda: minmax.transform(X),
+            "CoREHasher(resemblance, oph).transform": lambda: oph.transform(X),
+        }, repeats)
+        print_table(f"Target 2: sector tf-idf, k = {k}", "CoREHasher(resemblance, oph).transform",
+                    times)
+        for name, (wall, _) in times.items():
+            print(f"  {name}: {1e6 * wall / X.shape[0]:.1f} us per row")
+
+
+def two_jobs(X, repeats):
+    X = sp.vstack([X] * 4, format="csr")
+    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    hashers = {n: MinMaxHasher(256, random_state=0, n_jobs=n).fit(X) for n in (1, 2)}
+    hashers[1].transform(X[:5])
+    times = median_times({f"n_jobs={n}": (lambda h=h: h.transform(X)) for n, h in
+                          hashers.items()}, repeats)
+    speedup = times["n_jobs=1"][0] / times["n_jobs=2"][0]
+    print(f"\nTarget 3: {X.shape[0]} sector rows, k = 256: n_jobs=2 vs 1: {speedup:.2f}x "
+          f"(wall); two-thread ceiling (in-cache np.sin): {ceiling:.2f}x; "
+          f"ratio {speedup / ceiling:.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default=None)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--per-row", type=int, default=20,
                         help="rows timed with datasketch's per-vector minhash")
     args = parser.parse_args()
-    sector_against_datasketch(args.data_home, args.repeats, args.per_row)
-    newsgroups_against_core(args.data_home, args.repeats)
+    X = sector_rows(args.data_home)
+    sector_against_datasketch(X, args.repeats, args.per_row)
+    sector_against_oph(X, args.repeats)
+    two_jobs(X, args.repeats)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,22 @@
 """Bin-wise consistent weighted sampling: fast, but not the min-max kernel.
 
-MinMaxHasher hashes every stored entry with every one of its ``k`` ICWS
-hashes, ``O(nnz k)``, where CoREHasher's one-permutation hashing costs
-``O(nnz + k)``. Bin-wise CWS (Li, Li and Zhang, NeurIPS 2019) carries OPH
+Ioffe's ICWS hashes every stored entry with every one of its ``k`` hashes,
+``O(nnz k)``, where CoREHasher's one-permutation hashing costs
+``O(nnz + k)`` (MinMaxHasher's DartMinHash ``O(nnz + k log k)``). Bin-wise CWS (Li, Li and Zhang, NeurIPS 2019) carries OPH
 over to weighted data: one hash splits the features into ``k`` bins, every
 feature has one set of ICWS variables, the sample of a bin is the ICWS
 sample of the row restricted to it, and empty bins borrow by optimal
 densification. This script builds it from the package's own pieces (the
-ICWS variables and keys of ``minwise._cws``, the bins and densification of
-``minwise._positions``) as a subclass of MinMaxHasher, and measures what
-it would give:
+bins and densification of ``minwise._positions``; the ICWS variables are
+generated here) as a subclass of MinMaxHasher, and measures what it would
+give:
 
 1. Speed: the transform of 20 Newsgroups train (11314 x 130107 counts, k =
-   128) against MinMaxHasher (ICWS) and CoREHasher (OPH, type 1), in turn
-   in one run (medians of ``--repeats``).
+   128) against MinMaxHasher (DartMinHash) and CoREHasher (OPH, type 1), in
+   turn in one run (medians of ``--repeats``).
 2. The kernel: the fraction of agreeing samples (``b_bits=None``) against
    the exact min-max kernel on 30 sector tf-idf rows, for k = 64 .. 4096,
-   beside ICWS: mean and largest difference, correlation.
+   beside MinMaxHasher's: mean and largest difference, correlation.
 3. Accuracy: LinearSVC (C = 1) on digits (898 / 899), k = 64 / 256 / 1024.
 
 Within a bin, ICWS collides at the min-max kernel of the bin's part of
@@ -48,7 +48,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
 from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector  # noqa: E402
 from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
-from sklearn_sketch.minwise._cws import packed_keys, positions_by_chunks  # noqa: E402
 from sklearn_sketch.minwise._positions import (  # noqa: E402
     PROBE_HASH_INDEPENDENCE,
     binned_positions,
@@ -56,14 +55,72 @@ from sklearn_sketch.minwise._positions import (  # noqa: E402
     oph_sort_keys,
 )
 from sklearn_sketch.utils._chunking import OPH_TABLE_BYTES  # noqa: E402
-from sklearn_sketch.utils._counter_random import icws_variables  # noqa: E402
+from sklearn_sketch.minwise._positions import MAX_CHUNK_NNZ, nnz_chunks  # noqa: E402
 from sklearn_sketch.utils._hashing import (  # noqa: E402
     draw_multiply_shift,
     draw_polynomial_hashes,
+    mix64,
+    splitmix64,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_min_max_hasher import median_times, print_table  # noqa: E402
+
+
+# Halves of a uint64 key seen as two uint32: (low, high) on a little-endian
+# machine.
+_HIGH_HALF = 1 if sys.byteorder == "little" else 0
+
+
+def icws_variables(seed, features):
+    """Ioffe's variables of one hash: ``r, c ~ Gamma(2, 1)`` (``ln c``), ``beta ~ U[0, 1)``.
+
+    Feature ``i`` takes output ``i`` of three SplitMix64 streams of
+    ``seed``; ``r`` and ``c`` are ``-ln(u v)`` of the uniforms ``(h + 1/2)
+    2**-32`` of the two halves ``h`` of a word, ``beta`` the low half of the
+    third word over ``2**32``.
+    """
+    counters = (np.asarray(features).astype(np.uint64) + np.uint64(1)) * np.uint64(
+        0x9E3779B97F4A7C15
+    )
+    stream_seeds = splitmix64(seed, np.arange(1, 4, dtype=np.uint64))
+    words = [mix64(counters + stream_seeds[s]) for s in range(3)]
+
+    def minus_log_product(word):
+        halves = word.reshape(-1).view(np.uint32).astype(np.float64).reshape(-1, 2) + 0.5
+        return -np.log(halves[:, 0] * halves[:, 1] * 2.0**-64)
+
+    beta = (words[2] & np.uint64(0xFFFFFFFF)).astype(np.float64) * 2.0**-32
+    return minus_log_product(words[0]), np.log(minus_log_product(words[1])), beta
+
+
+def positions_by_chunks(indices, data, indptr, n_columns, fill, max_rows=None):
+    """Sample positions of the nonempty rows of a CSR matrix, chunk by chunk.
+
+    ``fill(indices, data, indptr, out=out)`` writes the positions within one
+    chunk (``indptr[0] == 0``) into ``out``; they are offset here to
+    positions in ``indices``.
+    """
+    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
+    positions = np.empty((nonempty_before[-1], n_columns), dtype=np.int64)
+    for start, stop in nnz_chunks(indptr, MAX_CHUNK_NNZ, max_rows):
+        first, last = indptr[start], indptr[stop]
+        chunk = positions[nonempty_before[start] : nonempty_before[stop]]
+        fill(
+            indices[first:last], data[first:last], indptr[start : stop + 1] - first,
+            out=chunk,
+        )
+        chunk += first
+    return positions
+
+
+def packed_keys(high, low):
+    """uint64 keys of two uint32 arrays: ``high`` in the high bits, ``low`` below."""
+    keys = np.empty(np.shape(high), dtype=np.uint64)
+    halves = keys.view(np.uint32)
+    halves[_HIGH_HALF::2] = high
+    halves[1 - _HIGH_HALF :: 2] = low
+    return keys
 
 
 class BinWiseMinMaxHasher(MinMaxHasher):
@@ -108,7 +165,7 @@ class BinWiseMinMaxHasher(MinMaxHasher):
         log_x = np.log(data)
         peaks = np.maximum.reduceat(log_x, indptr[:-1][lengths > 0])
         ln_a = np.repeat(peaks, lengths[lengths > 0]) - log_x
-        r, ln_c, beta = icws_variables(self.hash_seed_, features, np.array([0]), data.dtype)
+        r, ln_c, beta = (v.astype(data.dtype) for v in icws_variables(self.hash_seed_, features))
         y = log_x / r + beta
         ln_a += (y - np.floor(y)) * r + ln_c - r
         bits = ln_a.astype(np.float32).view(np.int32)
@@ -124,7 +181,7 @@ def speed(data_home, repeats):
           f"k = 128, medians of {repeats} repeats")
     models = {
         "bin-wise CWS": BinWiseMinMaxHasher(128, codes="0bit", random_state=0),
-        "MinMaxHasher (0-bit ICWS)": MinMaxHasher(128, codes="0bit", random_state=0),
+        "MinMaxHasher (0-bit DartMinHash)": MinMaxHasher(128, codes="0bit", random_state=0),
         "CoREHasher(oph, core1)": CoREHasher(128, random_state=0),
     }
     times = median_times(
@@ -143,7 +200,7 @@ def kernel_error(data_home):
           "agreeing samples minus the min-max kernel, off the diagonal")
     print(f"{'k':>5s} {'scheme':>14s} {'mean':>8s} {'largest':>8s} {'correlation':>12s}")
     for k in (64, 256, 1024, 4096):
-        for name, cls in (("ICWS", MinMaxHasher), ("bin-wise CWS", BinWiseMinMaxHasher)):
+        for name, cls in (("DartMinHash", MinMaxHasher), ("bin-wise CWS", BinWiseMinMaxHasher)):
             codes = cls(k, b_bits=None, codes="0bit", random_state=1).fit_transform(X).indices
             codes = codes.reshape(X.shape[0], k)
             agree = (codes[:, None, :] == codes[None, :, :]).mean(axis=2)
@@ -157,7 +214,7 @@ def accuracy():
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
     print("\nDigits (898 / 899), LinearSVC(C=1) test accuracy (%)")
-    print(f"{'k':>5s} {'ICWS':>8s} {'bin-wise CWS':>13s}")
+    print(f"{'k':>5s} {'Dart':>8s} {'bin-wise CWS':>13s}")
     for k in (64, 256, 1024):
         scores = []
         for cls in (MinMaxHasher, BinWiseMinMaxHasher):

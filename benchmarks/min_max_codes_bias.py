@@ -1,10 +1,10 @@
-"""What MinMaxHasher's two codes estimate: full ICWS samples against 0-bit CWS.
+"""What MinMaxHasher's two codes estimate: full DartMinHash samples against their 0-bit codes.
 
 For pairs of rows of several kinds, the exact min-max kernel beside the mean
 fraction of agreeing codes over ``--seeds`` fits at ``k = --k`` hashes, for
-the full samples ``(i*, t*)`` (``codes="full"``, ``b_bits=32``: two
+the full samples (the darts, ``codes="full"``, ``b_bits=32``: two
 different samples share a code with probability about ``2**-31``) and for
-the coordinates ``i*`` alone (``codes="0bit"``, ``b_bits=None``: exact).
+the darts' coordinates alone (``codes="0bit"``, ``b_bits=None``: exact).
 The standard error of a mean is at most ``0.5 / sqrt(k * seeds)``. Real
 rows: 15 sector tf-idf documents (every fifth of the first 75 of the
 training set), the mean and largest absolute error over their 105 pairs.

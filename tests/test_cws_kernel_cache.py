@@ -1,4 +1,4 @@
-"""The compiled ICWS kernel (numba, ``cache=True``) where its cache is hard to write.
+"""The compiled DartMinHash kernel (numba, ``cache=True``) where its cache is hard to write.
 
 A read-only install (no ``__pycache__`` beside the module) and several
 processes compiling at once into one empty cache must all give the same
@@ -17,11 +17,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "sklearn_sketch"
 SCRIPT = """
 import numpy as np, scipy.sparse as sp
-from sklearn_sketch.minwise._cws import icws
+from sklearn_sketch.minwise._cws import dart_samples
 X = sp.random(30, 200, density=0.1, format="csr", random_state=0)
 X.data += 0.1
-positions, t = icws(X.indices, X.data, X.indptr, 3, 16, return_t=True)
-print(int(positions.sum()), int(t.sum()))
+positions, keys = dart_samples(X.indices, X.data, X.indptr, 3, 16)
+print(int(positions.sum()), int(keys.sum()))
 """
 
 

@@ -1,24 +1,26 @@
 """MinMaxHasher and its consistent weighted sampling against the theory.
 
-* ICWS (Ioffe 2010): two rows draw the same ``(i*, t*)`` with probability
-  exactly ``K_MM = sum min / sum max``, for ANY pair of nonnegative rows;
-  ``i*`` alone is drawn with probability ``x_i / |x|_1``. Checked by Monte
-  Carlo within 4 standard errors (a false alarm has probability ~6e-5 per
-  check), over several seeds, on pairs chosen for their kernel: identical
-  (1), disjoint (0), scaled (``1 / c``), single entries, short dense rows,
-  long sparse rows, partly overlapping; in float32 and float64, at scales
-  from denormal to 1e300; for "gmm" on real rows.
+* DartMinHash (Christiani 2020): two rows draw the same dart with
+  probability exactly ``K_MM = sum min / sum max``, for ANY pair of
+  nonnegative rows; the winning dart's coordinate is ``i`` with probability
+  ``x_i / |x|_1``, and two rows' coordinates agree ("0-bit") with the
+  probability of the formula of :func:`_zero_bit_probability`. Checked by
+  Monte Carlo within 4 standard errors (a false alarm has probability ~6e-5
+  per check), over several seeds, on pairs chosen for their kernel:
+  identical (1), disjoint (0), scaled (``1 / c``), single entries, short
+  dense rows, long sparse rows, partly overlapping; in float32 and float64,
+  at scales from subnormal to 1e300; for "gmm" on real rows.
 * The estimator's default codes are the full samples: its inner products
-  have mean ``K + (1 - K) 2**-b``. The 0-bit scheme (``codes="0bit"``, Li
-  2015) keeps ``i*``: its collision probability is not ``K_MM``; the bias
-  is measured and bounded, never assumed away.
-* The compiled sampler gives the samples of the formulas, bit for bit, in
-  any block of rows; GMM is min-max on the split rows; zero rows give empty
+  have mean ``K + (1 - K) 2**-b``.
+* The compiled sampler gives the samples of the plain reference
+  (tests/_cws_reference.py), bit for bit; a row's samples do not depend on
+  the other rows; GMM is min-max on the split rows; zero rows give empty
   rows.
 """
 
 import sys
 
+import _cws_reference as reference
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -27,9 +29,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import MinMaxHasher
 from sklearn_sketch.metrics import gmm_kernel, min_max_kernel
-from sklearn_sketch.minwise import _cws
-from sklearn_sketch.minwise._cws import icws, sample_keys
-from sklearn_sketch.utils._counter_random import icws_variables
+from sklearn_sketch.minwise._cws import dart_samples
 
 
 def _rows(*rows):
@@ -37,11 +37,28 @@ def _rows(*rows):
 
 
 def _full_and_zero_bit(X, seed, n_hashes):
-    """Per-hash collisions of rows 0 and 1: full ``(i*, t*)`` and ``i*`` only."""
-    positions, t = icws(X.indices, X.data, X.indptr, seed, n_hashes, return_t=True)
+    """Per-hash collisions of rows 0 and 1: the dart (its coordinate and key), and its coordinate."""
+    positions, keys = dart_samples(X.indices, X.data, X.indptr, seed, n_hashes)
     features = X.indices[positions]
     same_i = features[0] == features[1]
-    return same_i & (t[0] == t[1]), same_i
+    return same_i & (keys[0] == keys[1]), same_i
+
+
+def _zero_bit_probability(x, y):
+    """``P[i(x) = i(y)]`` of the winning darts' coordinates, exactly.
+
+    The first dart hitting either row lies where both rows are (probability
+    ``K``: the same dart), or only under ``x`` (``(x_i - y_i)+`` of
+    ``M = sum max``), or only under ``y``. In the second case it is ``x``'s
+    sample, while ``y``'s is its own first dart, whose coordinate is ``i``
+    with probability ``y_i / |y|_1`` whatever the ranks (the coordinates of
+    a Poisson process's points are independent of their ranks); and
+    symmetrically.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    M = np.maximum(x, y).sum()
+    only_x, only_y = np.maximum(x - y, 0) / M, np.maximum(y - x, 0) / M
+    return np.minimum(x, y).sum() / M + only_x @ (y / y.sum()) + only_y @ (x / x.sum())
 
 
 def _pairs():
@@ -111,7 +128,7 @@ def _assert_estimates_kernel(estimate, K, n_hashes, b_bits):
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("pair", sorted(_pairs()))
-def test_full_icws_collides_with_the_min_max_kernel(pair):
+def test_full_samples_collide_with_the_min_max_kernel(pair):
     x, y = _pairs()[pair]
     K = min_max_kernel(np.vstack([x, y]))[0, 1]
     n_hashes = 4000
@@ -194,13 +211,13 @@ def test_a_row_scaled_alone_estimates_one_over_the_factor():
 
 
 @pytest.mark.statistical
-def test_icws_picks_each_coordinate_in_proportion_to_its_weight():
+def test_darts_pick_each_coordinate_in_proportion_to_its_weight():
     # Weights spanning 300 orders of magnitude in one row (float64): the
     # sample must follow x_i / |x|_1 exactly, the tiny ones never chosen.
     x = np.array([3e150, 1e150, 0.0, 6e150, 1e-150, 2e-150])
     X = _rows(x, x)
     n_hashes = 20000
-    positions = icws(X.indices, X.data, X.indptr, statistical_seed(3), n_hashes)
+    positions, _ = dart_samples(X.indices, X.data, X.indptr, statistical_seed(3), n_hashes)
     chosen = X.indices[positions[0]]
     p = x / x.sum()
     counts = np.bincount(chosen, minlength=x.size) / n_hashes
@@ -209,100 +226,83 @@ def test_icws_picks_each_coordinate_in_proportion_to_its_weight():
 
 
 @pytest.mark.statistical
-def test_zero_bit_bias_is_measured():
-    # Li (2015): P[i*(x) = i*(y)] >= K_MM, close when the rows differ in
-    # which coordinates carry the weight (at most 0.05 above K on these
-    # pairs, never below it beyond the Monte-Carlo error). Rows that differ
-    # only by scale share every coordinate: x and 2.5 x agree on i* far
-    # more often than K = 0.4, and a single entry always agrees (K = 0.2
-    # for [1, 0] and [5, 0]). Hence the full codes by default.
+def test_zero_bit_collisions_follow_their_formula():
+    # "0-bit" codes keep the winning dart's coordinate. Their collision
+    # probability is above K_MM by the formula of _zero_bit_probability, on
+    # every kind of pair: a row and its multiple agree at 1 / c + (1 - 1 / c)
+    # sum p_i**2, a single entry always.
     rng = np.random.RandomState(5)
-    pairs = _pairs()
-    scaled = pairs.pop("scaled by 2.5")
-    pairs = list(pairs.values()) + [(rng.rand(12), rng.rand(12)) for _ in range(3)]
+    pairs = list(_pairs().values()) + [(rng.rand(12), rng.rand(12)) for _ in range(3)]
+    pairs += [(np.r_[1.0, 0.0], np.r_[5.0, 0.0]), (np.r_[1.0, 3.0], np.r_[4.0, 0.5])]
     n_hashes = 20000
-    se = np.sqrt(0.25 / n_hashes)
     for x, y in pairs:
-        K = min_max_kernel(np.vstack([x, y]))[0, 1]
+        P = _zero_bit_probability(x, y)
         _, zero_bit = _full_and_zero_bit(_rows(x, y), statistical_seed(9), n_hashes)
-        assert -4 * se < zero_bit.mean() - K < 0.05, (zero_bit.mean(), K)
-    K = min_max_kernel(np.vstack(scaled))[0, 1]
-    _, zero_bit = _full_and_zero_bit(_rows(*scaled), statistical_seed(9), n_hashes)
-    assert zero_bit.mean() - K > 0.05, (zero_bit.mean(), K)
-    _, zero_bit = _full_and_zero_bit(_rows([1.0, 0.0], [5.0, 0.0]), 0, 100)
-    assert zero_bit.all()
+        assert abs(zero_bit.mean() - P) <= 4 * np.sqrt(P * (1 - P) / n_hashes) + 1e-12, (
+            zero_bit.mean(), P)
+    x, y = _pairs()["scaled by 2.5"]
+    assert _zero_bit_probability(x, y) - min_max_kernel(np.vstack([x, y]))[0, 1] > 0.01
 
 
-def _reference_icws(X, seed, n_hashes):
-    """Ioffe's formulas, row by row, with the variables of ``icws_variables``.
-
-    In the arithmetic the module documents: float64 ``ln x``, ``ln a = ((ln
-    c - r) - ln x) + r f`` with ``y = ln x (1 / r) + beta``, first entry on
-    a tie. Returns the positions of ``i*`` and ``t*``.
-    """
-    positions, ts = [], []
-    for row in range(X.shape[0]):
-        first, last = X.indptr[row], X.indptr[row + 1]
-        if first == last:
-            continue
-        features = X.indices[first:last]
-        r, ln_c, beta = icws_variables(seed, features[:, None], np.arange(n_hashes), np.float64)
-        log_x = np.log(X.data[first:last].astype(np.float64))[:, None]
-        y = log_x * (1.0 / r) + beta
-        t = np.floor(y)
-        ln_a = ((ln_c - r) - log_x) + r * (y - t)
-        best = np.argmin(ln_a, axis=0)
-        positions.append(first + best)
-        ts.append(t[best, np.arange(n_hashes)].astype(np.int64))
-    return np.array(positions), np.array(ts)
+def _csr(rows, width, dtype, index_dtype):
+    X = sp.vstack([sp.csr_matrix(np.asarray(v, dtype=dtype)[None, :], shape=(1, width))
+                   for v in rows]).tocsr()
+    X.sort_indices()
+    X.indices = X.indices.astype(index_dtype)
+    X.indptr = X.indptr.astype(index_dtype)
+    return X
 
 
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_compiled_samples_are_the_reference_samples(dtype, monkeypatch):
-    # Rows of equal values, of a few distinct
-    # values, of values spanning 60 orders of magnitude (300 in float64), a
-    # one-entry row, an empty row, denormals; with blocks of a few entries,
-    # so that rows are drawn in many blocks, and a row longer than a block.
-    monkeypatch.setattr(_cws, "BLOCK_NNZ", 150)
+def test_compiled_samples_are_the_reference_samples(dtype, index_dtype):
+    # Rows of equal values, of a few distinct values, of values spanning 60
+    # orders of magnitude (300 in float64), a one-entry row, an empty row,
+    # subnormals, huge values; several k (a bucket per dart up to many).
     rng = np.random.RandomState(5)
     span = 150 if dtype == np.float64 else 30
     tiny = 1e-310 if dtype == np.float64 else 1e-42
+    huge = 1e300 if dtype == np.float64 else 1e36
     rows = [
-        np.ones(300),
-        rng.choice([1.0, 2.0, 3.0], 200),
-        10.0 ** rng.uniform(-30, 30, 150),
-        10.0 ** rng.uniform(-span, span, 120),
+        np.ones(60),
+        rng.choice([1.0, 2.0, 3.0], 50),
+        10.0 ** rng.uniform(-30, 30, 40),
+        10.0 ** rng.uniform(-span, span, 30),
         [4.5],
         [],
-        rng.gamma(0.3, 1.0, 90) + 1e-3,
-        tiny * rng.uniform(1, 100, 40),
+        rng.gamma(0.3, 1.0, 40) + 1e-3,
+        tiny * rng.uniform(1, 100, 10),
+        huge * rng.uniform(0.1, 3, 10),
     ]
-    X = sp.vstack([sp.csr_matrix(np.asarray(v, dtype=dtype)[None, :], shape=(1, 400))
-                   for v in rows]).tocsr()
-    X.sort_indices()
-    n_hashes = 60
-    positions, t = icws(X.indices, X.data, X.indptr, 77, n_hashes, return_t=True)
-    expected_positions, expected_t = _reference_icws(X, 77, n_hashes)
-    assert_array_equal(positions, expected_positions)
-    assert_array_equal(t, expected_t)
+    X = _csr(rows, 100, dtype, index_dtype)
+    for k in (1, 7, 60):
+        positions, keys = dart_samples(X.indices, X.data, X.indptr, 77, k)
+        expected_positions, expected_keys = reference.dart_samples(X, 77, k)
+        assert_array_equal(positions, expected_positions)
+        assert_array_equal(keys, np.array(expected_keys, dtype=np.uint64))
 
 
-def test_samples_do_not_depend_on_the_other_rows_or_the_blocks(monkeypatch):
+def test_samples_do_not_depend_on_the_other_rows():
     rng = np.random.RandomState(3)
     X = sp.random(40, 500, density=0.1, format="csr", random_state=rng)
     X.data += 0.01
-    whole = icws(X.indices, X.data, X.indptr, 5, 30, return_t=True)
-    monkeypatch.setattr(_cws, "BLOCK_NNZ", 7)
-    blocks = icws(X.indices, X.data, X.indptr, 5, 30, return_t=True)
-    for a, b in zip(whole, blocks):
-        assert_array_equal(a, b)
+    X = sp.csr_matrix(X.toarray() * (np.arange(40) != 7)[:, None])  # row 7 empty
+    positions, keys = dart_samples(X.indices, X.data, X.indptr, 5, 30)
+    rows = np.flatnonzero(np.diff(X.indptr))
+    for start, stop in [(0, 1), (3, 11), (11, 40)]:
+        part = X[start:stop]
+        part_positions, part_keys = dart_samples(part.indices, part.data, part.indptr, 5, 30)
+        mine = (rows >= start) & (rows < stop)
+        assert_array_equal(part_positions + X.indptr[start], positions[mine])
+        assert_array_equal(part_keys, keys[mine])
 
 
 def test_float32_data_give_the_samples_of_their_float64_values():
-    # ln x is taken in float64: a float32 row is hashed as its exact
+    # Weights are read as float64: a float32 row is hashed as its exact
     # float64 values are, only the output dtype differs.
     rng = np.random.RandomState(6)
     X = (rng.rand(20, 30) * (rng.rand(20, 30) < 0.5)).astype(np.float32)
+    X[3, :5] = np.float32(1e-41)  # float32 subnormals
     for codes in ("full", "0bit"):
         hasher = MinMaxHasher(200, codes=codes, random_state=0).fit(X)
         Z32, Z64 = hasher.transform(X), hasher.transform(X.astype(np.float64))
@@ -310,45 +310,37 @@ def test_float32_data_give_the_samples_of_their_float64_values():
         assert_array_equal(Z32.indices, Z64.indices)
 
 
-def test_sample_keys_separate_samples():
-    # Equal samples give equal keys; different samples (same feature and
-    # another t, or another feature) different 32-bit keys, t of any sign
-    # and size included.
+def test_rows_scaled_by_powers_of_two_draw_the_same_darts():
+    # The grid is read in each row's frame (its values over a power of two):
+    # multiplying a row by 2**m (m from -1000 to 1000) rescales the darts
+    # exactly, so x and 2**m x agree where their regions overlap, and the
+    # row x alone draws the darts it draws in any frame.
+    rng = np.random.RandomState(7)
+    x = rng.lognormal(0, 1, 30) * (rng.rand(30) < 0.7)
+    for m in (-1000, -3, 5, 990):
+        X = sp.csr_matrix(np.vstack([x, np.ldexp(x, m)]))
+        positions, keys = dart_samples(X.indices, X.data, X.indptr, 11, 300)
+        assert np.all(X.data > 0)
+        both = np.vstack([x, np.ldexp(x, m)])
+        K = min_max_kernel(both / both.max())[0, 1]
+        agree = np.mean(keys[0] == keys[1])
+        assert abs(agree - K) < 4 * np.sqrt(max(K * (1 - K), 1e-4) / 300) + 0.01, (m, agree, K)
+
+
+def test_dart_keys_are_32_bits_and_distinct():
+    # A row's buckets hold different darts: their 32-bit keys differ but for
+    # about n**2 / 2**33 pairs; equal rows give equal keys.
     rng = np.random.RandomState(0)
-    features = rng.randint(0, 50, 200000)
-    t = rng.randint(-(2**40), 2**40, 200000)
-    t[:1000] = np.arange(-500, 500)
-    keys = sample_keys(features, t, 123)
+    X = sp.csr_matrix(rng.rand(3, 50))
+    X[2] = X[0]
+    positions, keys = dart_samples(X.indices, X.data, X.indptr, 123, 4000)
     assert keys.dtype == np.uint64 and keys.max() < 2**32
-    assert_array_equal(keys, sample_keys(features.copy(), t.copy(), 123))
-    pairs = np.unique(np.c_[features, t], axis=0)
-    n_keys = np.unique(sample_keys(pairs[:, 0], pairs[:, 1], 123)).size
-    # Distinct samples sharing a key: about n**2 / 2**33 of 200000 (5).
-    assert len(pairs) - n_keys < 30
-    assert np.unique(sample_keys(np.zeros(1000, int), np.arange(1000), 1)).size == 1000
-    # The high bits are uniform: the b-bit codes rely on it only through
-    # their own hash, but a skewed key would show here.
-    top = sample_keys(np.arange(100000), np.zeros(100000, int), 7) >> np.uint64(28)
-    counts = np.bincount(top.astype(np.int64), minlength=16)
-    assert np.abs(counts - 100000 / 16).max() < 5 * np.sqrt(100000 / 16)
+    assert_array_equal(keys[0], keys[2])
+    assert_array_equal(positions[0], positions[2] - X.indptr[2])
+    assert 4000 - np.unique(keys[0]).size < 5
 
 
-def _brute_force_icws(X, seed, n_hashes):
-    """Ioffe's formulas as written, one row at a time, float64: ``i*`` per hash."""
-    samples = []
-    for row in X:
-        features = np.flatnonzero(row)
-        r, ln_c, beta = icws_variables(
-            seed, features[:, None], np.arange(n_hashes), np.float64
-        )
-        t = np.floor(np.log(row[features])[:, None] / r + beta)
-        ln_y = r * (t - beta)
-        ln_a = ln_c - ln_y - r
-        samples.append(features[np.argmin(ln_a, axis=0)])
-    return np.array(samples)
-
-
-def test_zero_bit_features_are_the_one_hot_codes_of_icws():
+def test_zero_bit_features_are_the_one_hot_codes_of_the_darts():
     rng = np.random.RandomState(2)
     X = rng.gamma(0.5, 2.0, (7, 25)) * (rng.rand(7, 25) < 0.4)
     X[3] = 0.0
@@ -358,7 +350,9 @@ def test_zero_bit_features_are_the_one_hot_codes_of_icws():
     assert_array_equal(np.diff(Z.indptr), [k, k, k, 0, k, k, k])
     assert_allclose(Z.data, 1 / np.sqrt(k))
     columns = Z.indices.reshape(-1, k) - np.arange(k) * X.shape[1]
-    expected = _brute_force_icws(np.delete(X, 3, axis=0), hasher.hash_seed_, k)
+    Xc = sp.csr_matrix(X)
+    positions, _ = reference.dart_samples(Xc, hasher.hash_seed_, k)
+    expected = Xc.indices[np.array(positions)]
     assert_array_equal(columns, expected)
     # And the inner products count the agreeing hashes.
     agree = (expected[:, None, :] == expected[None, :, :]).mean(axis=2)
@@ -367,15 +361,14 @@ def test_zero_bit_features_are_the_one_hot_codes_of_icws():
     )
 
 
-def test_full_codes_are_the_codes_of_the_sample_keys():
+def test_full_codes_are_the_codes_of_the_dart_keys():
     rng = np.random.RandomState(3)
     X = rng.gamma(0.5, 2.0, (5, 25)) * (rng.rand(5, 25) < 0.5)
     k = 64
     hasher = MinMaxHasher(k, b_bits=32, random_state=1).fit(X)
     Z = sp.csr_matrix(hasher.transform(X))
-    Xc = sp.csr_matrix(X)
-    positions, t = icws(Xc.indices, Xc.data, Xc.indptr, hasher.hash_seed_, k, return_t=True)
-    keys = sample_keys(Xc.indices[positions], t, hasher.hash_seed_)
+    _, keys = reference.dart_samples(sp.csr_matrix(X), hasher.hash_seed_, k)
+    keys = np.array(keys, dtype=np.uint64)
     a, b = hasher.bucket_coefficients_[:, 0], hasher.bucket_coefficients_[:, 1]
     expected = (keys * a + b) >> np.uint64(32)
     columns = Z.indices.reshape(-1, k).astype(np.uint64) - np.arange(k, dtype=np.uint64) * 2**32
@@ -466,7 +459,8 @@ def test_negative_values_need_the_gmm_kernel():
 def test_sector_tfidf_estimates_the_exact_kernel(data_home):
     # Real sparse rows (tf-idf of text): the full samples estimate the exact
     # kernel within Monte-Carlo error; the 0-bit samples of the same hashes
-    # with Li's "small bias on real data": below 0.01 on average.
+    # their own formula, whose bias is small on such rows: below 0.01 on
+    # average.
     from sklearn_sketch.datasets import fetch_sector
 
     require_data(data_home, "sector", "sector_tfidf.npz")
@@ -482,13 +476,16 @@ def test_sector_tfidf_estimates_the_exact_kernel(data_home):
     K = min_max_kernel(X)
     off = ~np.eye(X.shape[0], dtype=bool)
     seed = statistical_seed(2)
-    positions, t = icws(X.indices, X.data, X.indptr, seed, k, return_t=True)
+    positions, keys = dart_samples(X.indices, X.data, X.indptr, seed, k)
     features = X.indices[positions]
     same_i = features[:, None, :] == features[None, :, :]
-    full = (same_i & (t[:, None, :] == t[None, :, :])).mean(axis=2)
+    full = (same_i & (keys[:, None, :] == keys[None, :, :])).mean(axis=2)
     zero_bit = same_i.mean(axis=2)
     se = np.sqrt(K * (1 - K) / k)[off]
     assert np.all(np.abs(full - K)[off] <= 4 * se + 1e-12)
+    dense = X.toarray()
+    P = np.array([[_zero_bit_probability(x, y) for y in dense] for x in dense])
+    assert np.all(np.abs(zero_bit - P)[off] <= 4 * np.sqrt(P * (1 - P) / k)[off] + 1e-12)
     bias = (zero_bit - K)[off]
     assert np.abs(bias).max() < 4 * np.sqrt(0.25 / k) + 0.02
     assert abs(bias.mean()) < 0.01
@@ -499,9 +496,10 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
     # bin-wise CWS: once k exceeds a row's nonzeros most bins hold one
     # feature, whose sample is that feature whatever its weight. Two rows on
     # the same 20 features with unrelated weights then agree on nearly every
-    # bin, as their resemblance (1) would, while ICWS agrees at about their
-    # min-max kernel. With a single bin, bin-wise CWS is one ICWS sample.
-    # Both are 0-bit schemes (the coordinate is compared).
+    # bin, as their resemblance (1) would, while MinMaxHasher's darts agree
+    # at about their min-max kernel (their 0-bit formula). With a single bin,
+    # bin-wise CWS is one ICWS sample, near the kernel too. Both are 0-bit
+    # schemes (the coordinate is compared).
     from _checkout import repository_path
 
     sys.path.insert(0, str(repository_path("benchmarks", "bin_wise_cws.py").parent))
@@ -518,6 +516,8 @@ def test_bin_wise_cws_of_the_benchmarks_tends_to_the_resemblance():
 
     assert K < 0.5
     assert agreement(BinWiseMinMaxHasher, 2048) > 0.95
-    assert abs(agreement(MinMaxHasher, 2048) - K) < 0.1
+    P = _zero_bit_probability(X[0], X[1])
+    assert abs(agreement(MinMaxHasher, 4000) - P) < 4 * np.sqrt(0.25 / 4000)
+    assert P - K < 0.1
     single_bin = np.mean([agreement(BinWiseMinMaxHasher, 1, seed) for seed in range(400)])
-    assert abs(single_bin - agreement(MinMaxHasher, 4000)) < 4 * np.sqrt(0.25 / 400)
+    assert abs(single_bin - K) < 0.1

@@ -1,4 +1,4 @@
-"""MinMaxHasher: the min-max and GMM kernels by consistent weighted sampling."""
+"""MinMaxHasher: the min-max and GMM kernels by consistent weighted sampling (DartMinHash)."""
 
 from numbers import Integral
 
@@ -13,21 +13,19 @@ from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift
 from ..utils._sparse import gather
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
-from ._cws import BLOCK_NNZ, icws, sample_keys
+from ._cws import dart_samples
 from ._one_hot import (
     OneHotOutputMixin,
     output_indptr,
     write_codes,
 )
 
-# Temporaries of transform per row and hash (positions, t, features, sample
-# keys, codes and values), per row, and per stored entry of the chunk's
-# input ("gmm": the split keys and weights); the samples are drawn by blocks
-# of at most BLOCK_NNZ entries (logs, table of variables, distinct
-# features), whatever the chunk.
-_BYTES_PER_ROW_AND_HASH = 56
+# Temporaries of transform per row and hash (positions, dart keys, features,
+# codes and values), per row, and per stored entry of the chunk's input
+# ("gmm": the split keys and weights); the sampler's own state is one
+# float64 per hash.
+_BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 256
-_BYTES_PER_BLOCK_ENTRY = 96
 _BYTES_PER_ENTRY = 32
 # Largest code of a full sample (sample_keys): 32 bits.
 _SAMPLE_KEY_RANGE = 2**32
@@ -41,21 +39,23 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     ``K_MM(x, y) = sum_i min(x_i, y_i) / sum_i max(x_i, y_i)``,
 
     the weighted version of the resemblance (Jaccard) of sets. Each of the
-    ``k = n_components`` hashes draws, by Ioffe's improved consistent
-    weighted sampling (ICWS), a sample ``(i*(x), t*(x))`` of the row: a
-    coordinate and an integer level. Two rows draw the same sample with
-    probability exactly ``K_MM(x, y)``. The output row has one block per
+    ``k = n_components`` hashes draws, by DartMinHash (Christiani 2020), a
+    sample of the row: the first of random "darts" ``(i, w, rank)``, the
+    same for every row, that lands under the row (``w < x_i``). Two rows
+    draw the same dart with probability exactly ``K_MM(x, y)``, at any
+    scale of their values. The output row has one block per
     hash with a single nonzero ``1 / sqrt(k)`` at the b-bit code of the
     sample, so inner products of output rows are the fraction of hashes
     whose codes agree, and a linear model on them approximates the min-max
     kernel machine.
 
-    With ``codes="0bit"`` (Li's 0-bit CWS) the code is that of ``i*`` alone.
-    Its collision probability ``P[i*(x) = i*(y)]`` is at least ``K_MM`` and
-    not equal to it: close when the rows differ in which coordinates carry
-    their weight, far above it when they differ by scale (a row and its
-    multiple share every ``i*`` much more often than the kernel says). The
-    user guide measures the difference.
+    With ``codes="0bit"`` (after Li's 0-bit CWS) the code is that of the
+    dart's coordinate ``i`` alone. Its collision probability is at least
+    ``K_MM`` and not equal to it: when the darts differ, the coordinates
+    still agree with probability ``sum_i (x_i - y_i)+ / M * y_i / |y|_1 +
+    sum_i (y_i - x_i)+ / M * x_i / |x|_1`` (``M = sum max``), so a row and
+    its multiple ``c x`` agree at ``1 / c + (1 - 1 / c) sum_i p_i**2``
+    (``p = x / |x|_1``). The user guide measures the difference.
 
     With ``kernel="gmm"`` (generalized min-max) each coordinate is split into
     its positive and negative parts, ``x~ = [max(x, 0), max(-x, 0)]``, and
@@ -94,9 +94,8 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     Attributes
     ----------
     hash_seed_ : int
-        Key of the counter-based generator of the per-(hash, feature)
-        variables of ICWS, and of the keys of the full samples: nothing is
-        stored per feature.
+        Key of the darts (a counter-based generator: nothing is stored per
+        feature) and of the keys of the full samples.
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
         Hash of each block's b-bit code (when ``b_bits`` is set).
@@ -133,14 +132,18 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     The kernel does not change when both rows are scaled by the same factor,
     but does when one is (a row and its double have kernel 1/2): the rows
-    are hashed as given, not normalized. The logarithms of the values are
-    taken in float64 for float32 input too.
+    are hashed as given, not normalized. The values are read in float64 for
+    float32 input too (the same samples).
 
-    The cost is ``O(nnz * k)``: every stored entry is hashed by every hash,
-    and the random variables are generated, not stored.
+    The expected cost per row is ``O(k log k + nnz log(|x|_1 + 1 / |x|_1))``:
+    a row throws about ``k ln k + 2k`` darts, whatever its number of stored
+    entries, and the darts are generated, not stored.
 
     References
     ----------
+    Christiani, T. "DartMinHash: Fast Sketching for Weighted Sets."
+    arXiv:2005.11547, 2020.
+
     Ioffe, S. "Improved Consistent Sampling, Weighted Minhash and L1
     Sketching." ICDM 2010.
 
@@ -197,8 +200,7 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         self._check_values(X)
         k = self.n_components
         check_allocation(
-            64 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW
-            + _BYTES_PER_BLOCK_ENTRY * BLOCK_NNZ,
+            72 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW,
             f"MinMaxHasher with n_components={k} (its hashes and the transform "
             f"of one row)",
         )
@@ -258,10 +260,8 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         return self._bytes_per_row(X.dtype) + int(_BYTES_PER_ENTRY * nnz_per_row)
 
     def _chunk_budget_mib(self, n_jobs):
-        # Chunks are large, shared by the jobs: the samples are drawn by
-        # blocks of BLOCK_NNZ entries, and a chunk of fewer entries (many
-        # hashes make its rows few under a small budget) generates the
-        # variables of its features for fewer entries each.
+        # Chunks are large, shared by the jobs: each kernel call then does
+        # enough work to be worth a thread.
         return HASHING_CHUNK_MIB / n_jobs
 
     def _transform_csr(self, X):
@@ -283,17 +283,14 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         )
 
     def _sample_keys(self, keys, weights, indptr):
-        """What is coded, per nonempty row and hash: ``i*`` or a key of ``(i*, t*)``."""
+        """What is coded, per nonempty row and hash: the dart's coordinate or key."""
         if self.codes == "0bit":
             return gather(keys, self._positions(keys, weights, indptr))
-        positions, t = icws(
-            keys, weights, indptr, self.hash_seed_, self.n_components, return_t=True
-        )
-        return sample_keys(gather(keys, positions), t, self.hash_seed_)
+        return dart_samples(keys, weights, indptr, self.hash_seed_, self.n_components)[1]
 
     def _positions(self, keys, weights, indptr):
-        """Position in ``keys`` of ``i*`` for each nonempty row and hash."""
-        return icws(keys, weights, indptr, self.hash_seed_, self.n_components)
+        """Position in ``keys`` of the winning dart's coordinate, per nonempty row and hash."""
+        return dart_samples(keys, weights, indptr, self.hash_seed_, self.n_components)[0]
 
     def _weighted_keys(self, X):
         """The coordinates and positive weights of the stored entries.

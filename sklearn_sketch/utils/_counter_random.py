@@ -30,12 +30,6 @@ and gives identical rows whether the data are transformed whole or in chunks.
 * Count Sketch buckets and signs (:func:`signed_buckets`): sketch ``g`` of
   ``n_groups`` takes SplitMix64 output number ``i * n_groups + g`` for
   feature ``i``; its top bits are the bucket, its lowest bit the sign.
-* Consistent weighted sampling variables (:func:`icws_variables`): hash
-  ``j`` has three SplitMix64 streams, seeded by the outputs ``3 j``,
-  ``3 j + 1`` and ``3 j + 2`` of the stream seeded by ``seed``; feature
-  ``i`` takes output number ``i`` of each. Their six 32-bit halves give
-  ``r = -ln(u1 u2)`` and ``c = -ln(u3 u4)``, two Gamma(2, 1) variables, and
-  ``beta = u5``, uniform on [0, 1).
 
 This module owns the matrices: the layout of their entries on counters
 (feature blocks, words per feature, sketch groups) and the conversion of
@@ -49,7 +43,7 @@ import sys
 
 import numpy as np
 
-from ._hashing import mix64, splitmix64
+from ._hashing import splitmix64
 
 _SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
     np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
@@ -203,77 +197,3 @@ def rademacher_block(seed, features, start, stop, n_columns, dtype):
     # An explicit width: with no features, -1 cannot be inferred.
     signs = signs.reshape(words.shape[0], 64 * words.shape[1])
     return np.ascontiguousarray(signs[:, : stop - start])
-
-
-# Resolution of the uniforms made from 32-bit halves of random words.
-_TWO_TO_MINUS_32 = 2.0**-32
-# Streams (SplitMix64 words) per hash of the weighted sampling variables.
-_ICWS_STREAMS = 3
-
-
-def _halves(words):
-    """The two 32-bit halves of 64-bit words, as float64 integers, on a last axis.
-
-    Their order within a word is the machine's: the variables use them
-    symmetrically.
-    """
-    halves = np.ascontiguousarray(words).reshape(-1).view(np.uint32)
-    return halves.astype(np.float64).reshape(*np.shape(words), 2)
-
-
-def icws_variables(seed, features, hashes, dtype):
-    """Ioffe's per-feature random variables of hashes ``hashes``, features ``features``.
-
-    Parameters
-    ----------
-    seed : int
-        Key of the variables (a 64-bit integer).
-    features : ndarray of non-negative int
-        Feature indices (below ``2**63``).
-    hashes : ndarray of non-negative int
-        Hash numbers, broadcast against ``features``.
-    dtype : numpy dtype
-        float32 or float64: the variables are drawn in float64 and rounded.
-
-    Returns
-    -------
-    r, ln_c, beta : ndarrays of the broadcast shape, dtype ``dtype``
-        ``r ~ Gamma(2, 1)``, the logarithm of ``c ~ Gamma(2, 1)`` and
-        ``beta ~ U[0, 1)``, independent, and independent across (hash,
-        feature) pairs; the same values for a pair whatever else is asked.
-    """
-    return icws_variables_of_counters(seed, icws_counters(features), hashes, dtype)
-
-
-def icws_counters(features):
-    """The counters of ``features`` in the streams of :func:`icws_variables`."""
-    features = np.asarray(features).astype(np.uint64)
-    return np.add(features, np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-
-
-def icws_variables_of_counters(seed, counters, hashes, dtype):
-    """:func:`icws_variables` of the features whose :func:`icws_counters` are given."""
-    streams = np.asarray(hashes, dtype=np.uint64) * np.uint64(_ICWS_STREAMS)
-    streams += np.uint64(1)
-    words = []
-    for stream in range(_ICWS_STREAMS):
-        stream_seeds = splitmix64(seed, streams + np.uint64(stream))
-        words.append(mix64(np.add(counters, stream_seeds, dtype=np.uint64)))
-    # Uniforms on (0, 1) for the logarithms (so that r and c are positive),
-    # [0, 1) for beta.
-    r = _minus_log_product(_halves(words[0]))
-    ln_c = np.log(_minus_log_product(_halves(words[1])))
-    beta = words[2] & np.uint64(0xFFFFFFFF)
-    beta = beta.view(np.int64).astype(np.float64)  # exact, and faster from int64
-    beta *= _TWO_TO_MINUS_32
-    return tuple(v.astype(dtype, copy=False) for v in (r, ln_c, beta))
-
-
-def _minus_log_product(halves):
-    """``-ln(u v)`` of the uniforms ``(h + 1/2) 2**-32`` of the two ``halves``."""
-    halves += 0.5
-    product = halves[..., 0] * halves[..., 1]
-    product *= _TWO_TO_MINUS_32 * _TWO_TO_MINUS_32
-    np.log(product, out=product)
-    np.negative(product, out=product)
-    return product
