@@ -62,6 +62,8 @@ def _factor_pass(x, y, prefix, f, suffix, H):
             _last_pass(x, y, prefix, f, H)
     elif f == 32:
         _mode_pass(x, y, prefix, 32, suffix, H)
+    elif f == 16 and suffix == 16:
+        _mode_pass(x, y, prefix, 16, 16, H)
     elif f == 16:
         _mode_pass(x, y, prefix, 16, suffix, H)
     elif f == 8:
