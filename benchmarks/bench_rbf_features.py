@@ -17,13 +17,18 @@ Two measurements, each in one run:
   ``n x D / 2`` projections alone (``np.cos`` and ``np.sin`` of a
   precomputed float32 array into the output). The ratios are medians of the
   per-repeat ratios. ``--blas-threads 1`` runs every BLAS call on one thread,
-  as the floor's numpy ufuncs run (default: the BLAS library's own count).
+  as the floor's numpy ufuncs run (default: the BLAS library's own count);
+* ``--scaling``: SORF at D = 4096 on ``--rows`` MNIST rows (training images
+  after the t10k ones; default 10000 and 40000) against ``np.cos`` in place
+  over an ``n x 4096`` float32 array, best of ``--repeats``, with
+  ``n_jobs=1`` and ``n_jobs=2``, and the machine's two-thread ceiling
+  (two threads vs one on an in-cache ``np.sin``, benchmarks/bench_gil.py).
 
 Run::
 
     python benchmarks/bench_rbf_features.py [--data-home DIR] [--seeds 20]
         [--datasets mnist 20ng] [--hash-width 1024] [--skip-errors] [--skip-timing]
-        [--blas-threads N]
+        [--blas-threads N] [--scaling] [--rows 10000 40000]
 """
 
 import argparse
@@ -37,6 +42,8 @@ from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from threadpoolctl import threadpool_limits
+
+from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.datasets import load_20newsgroups_counts, load_mnist
@@ -118,6 +125,37 @@ def transform_times(X, n_components, repeats):
     return {name: np.array(t) for name, t in times.items()}
 
 
+def best_seconds(task, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        task()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def sorf_scaling(data_home, rows, repeats, n_components=4096):
+    """SORF's transform against ``np.cos`` in place, at each row count, 1 and 2 jobs."""
+    X_test, _ = load_mnist(data_home, subset="test")
+    X_train, _ = load_mnist(data_home, subset="train")
+    X_all = np.vstack([X_test, X_train]).astype(np.float32)
+    gamma = median_gamma(X_all[:1000])
+    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(3)])
+    print(f"\nSORF at D = {n_components}, float32 MNIST, best of {repeats}; "
+          f"two threads vs one on in-cache np.sin: {ceiling:.2f}x")
+    for n in rows:
+        X = X_all[:n]
+        angles = np.random.RandomState(0).rand(n, n_components).astype(np.float32)
+        floor = best_seconds(lambda: np.cos(angles, out=angles), repeats)
+        sorf = make("sorf", n_components, gamma, 0).fit(X[:1000])
+        one = best_seconds(lambda: sorf.transform(X), repeats)
+        two = best_seconds(lambda: sorf.set_params(n_jobs=2).transform(X), repeats)
+        sorf.set_params(n_jobs=None)
+        print(f"  {n:>6} rows: np.cos {floor:.3f} s, SORF {one:.3f} s ({one / floor:.2f}x), "
+              f"n_jobs=2 {two:.3f} s ({one / two:.2f}x faster; "
+              f"{one / two / ceiling:.2f} of the ceiling)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -135,7 +173,12 @@ def main(argv=None):
     parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--blas-threads", type=int, default=None,
                         help="BLAS threads of the timing (default: the library's)")
+    parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--rows", type=int, nargs="+", default=[10000, 40000])
     args = parser.parse_args(argv)
+    if args.scaling:
+        sorf_scaling(args.data_home, args.rows, args.repeats)
+        return
 
     X_mnist, _ = load_mnist(args.data_home, subset="test")
     if not args.skip_errors and "mnist" in args.datasets:
@@ -159,8 +202,9 @@ def main(argv=None):
     floor = times["floor (cos/sin only)"]
     print(f"  RBFSampler / SORF: {np.median(times['RBFSampler'] / times['sorf']):.2f}x; "
           f"SORF / floor: {np.median(times['sorf'] / floor):.2f}x; "
-          f"Fastfood / floor: {np.median(times['fastfood'] / floor):.2f}x (medians of "
-          f"the per-repeat ratios)")
+          f"Fastfood / floor: {np.median(times['fastfood'] / floor):.2f}x; "
+          f"ORF speed / RBFSampler's: {np.median(times['RBFSampler'] / times['orf']):.2f}x "
+          f"(medians of the per-repeat ratios)")
 
 
 if __name__ == "__main__":

@@ -32,10 +32,8 @@ from sklearn_sketch.rbf._orthogonal import (
     cos_sin_features,
     draw_orf,
     fastfood_projections,
-    signed_rows,
     sorf_projections,
 )
-from sklearn_sketch.utils._hadamard import fwht
 
 METHODS = ["orf", "sorf", "fastfood"]
 
@@ -150,9 +148,9 @@ def test_hadamard_blocks_have_their_stated_rows(method):
     assert d == 32
     signs, *rest = est._prepare_transform(np.zeros((1, 1)))
     if method == "sorf":
-        rows = sorf_projections(signed_rows(np.eye(d), signs[2], d, np.float64), signs, *rest)
+        rows = sorf_projections(np.eye(d), signs, *rest)
     else:
-        rows = fastfood_projections(signed_rows(np.eye(d), signs, d, np.float64), *rest)
+        rows = fastfood_projections(np.eye(d), signs, *rest)
     # Column j of each block is frequency j.
     for b in range(rows.shape[1] // d):
         block = rows[:, b * d : (b + 1) * d].T
@@ -233,8 +231,8 @@ def test_dask_and_partial_fit_give_the_same_features():
 @pytest.mark.parametrize("method", ["sorf", "fastfood"])
 def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
     # Rule: a row's features depend on that row alone, bit for bit. MNIST's
-    # width, 784, pads to 1024: the Kronecker-factored transform with BLAS
-    # products over a whole chunk. Chunks of 1, 7, 128 and 1000 rows.
+    # width, 784, pads to 1024: the Kronecker-factored transform. Chunks of
+    # 1, 7, 128 and 1000 rows.
     rng = np.random.RandomState(8)
     X = (rng.rand(1003, 784) * (rng.rand(1003, 784) < 0.2)).astype(np.float32)
     est = OrthogonalRBFSampler(2050, gamma=0.01, method=method, random_state=4).fit(X)
@@ -243,37 +241,6 @@ def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
         chunked = np.vstack([est.transform(X[a : a + size]) for a in range(0, len(X), size)])
         assert_array_equal(chunked, whole)
     assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
-
-
-def _sylvester_columns(d, n_columns):
-    """The first columns of the Sylvester Hadamard matrix: (-1)^popcount(i & j)."""
-    bits = np.bitwise_and.outer(np.arange(d), np.arange(n_columns))
-    parity = np.zeros_like(bits)
-    while bits.any():
-        parity ^= bits & 1
-        bits >>= 1
-    return 1.0 - 2.0 * parity
-
-
-@pytest.mark.parametrize("factor_log2", [None, 4])
-@pytest.mark.parametrize("d", [16, 32, 512, 1024, 2048, 4096])
-def test_fwht_with_a_work_buffer_is_in_place_and_the_same_bits(d, factor_log2):
-    # Even and odd numbers of passes (butterfly levels or Kronecker factors)
-    # end in the input's memory or the work buffer, the one returned; either
-    # Kronecker plan is the Hadamard transform, and a row's bits do not
-    # depend on its batch.
-    U = np.random.RandomState(d).randn(6, 2, d).astype(np.float32)
-    expected = fwht(U.copy(), factor_log2=factor_log2)
-    V, work = U.copy(), np.empty_like(U)
-    result = fwht(V, work, factor_log2)
-    assert np.shares_memory(result, V) or np.shares_memory(result, work)
-    assert_array_equal(result, expected)
-    V = result
-    assert_array_equal(fwht(U[3:4].copy(), factor_log2=factor_log2), expected[3:4])
-    exact = U.reshape(-1, d).astype(np.float64) @ _sylvester_columns(d, 16)
-    assert_allclose(V.reshape(-1, d)[:, :16], exact, rtol=1e-4, atol=1e-5 * np.sqrt(d))
-    with pytest.raises(ValueError, match="C-contiguous"):
-        fwht(np.ones((d, 6)).T, np.empty((6, d)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

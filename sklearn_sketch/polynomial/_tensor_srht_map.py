@@ -10,7 +10,7 @@ estimator; MaclaurinSketch uses it for the degrees of its expansion.
 import numpy as np
 
 from ..utils._count_sketch import draw_hash_down
-from ..utils._hadamard import fwht
+from ..utils._hadamard import hadamard_factor, hadamard_plan
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
     PolynomialMap,
@@ -80,19 +80,23 @@ class SRHTMap(PolynomialMap):
         ]
 
     def _transform_chunk(self, X_chunk, out, signs):
+        from ..utils._hadamard_kernels import srht_rows
+
         dtype = out.dtype
-        n_rows = X_chunk.shape[0]
         inputs = srht_inputs(
             X_chunk, self.gamma, self.coef0, self.hadamard_size_, self.hash_down_,
             self.degree, dtype,
         )
+        plan = hadamard_plan(self.hadamard_size_)
+        H = hadamard_factor(dtype)
+        one, scale = dtype.type(1.0), dtype.type(1.0 / np.sqrt(self.n_components))
         for j, U in enumerate(inputs):
-            # Every block of this degree at once: (rows, blocks, d).
-            blocks = fwht(U[:, None, :] * signs[j])
-            sampled = blocks.reshape(n_rows, -1)[:, self.coordinates_[j]]
-            if j == 0:
-                out[...] = sampled
-            else:
-                out *= sampled
-        out *= dtype.type(1.0 / np.sqrt(self.n_components))
+            # Each degree's sampled coordinates of its transformed blocks,
+            # multiplied into ``out`` in the order of the degrees, and the
+            # scale last.
+            last = j == self.degree - 1
+            srht_rows(
+                np.ascontiguousarray(U, dtype=dtype), signs[j], self.coordinates_[j], plan,
+                H, out, j == 0, scale if last else one,
+            )
         return out

@@ -12,7 +12,7 @@ from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._gamma import scale_gamma
-from ..utils._hadamard import fwht, hadamard_length
+from ..utils._hadamard import hadamard_factor, hadamard_length, hadamard_plan
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -29,9 +29,9 @@ MAX_DENSE_WIDTH = 2**12
 # are close to Gaussian only in enough dimensions (Yu et al. 2016).
 MIN_HADAMARD_LENGTH = 16
 # SORF and Fastfood split their Hadamard transforms into Kronecker factors of
-# 16 after a smaller leading one (fwht's factor_log2): fewer flops than the
-# default plan at the widths 1024 and 2048 (4 x 16 x 16 instead of 32 x 32 at
-# 1024), the same plan at 256 and 4096.
+# 16 after a smaller leading one (fwht's factor_log2): fewer additions than
+# the default plan at the widths 1024 and 2048 (4 x 16 x 16 instead of
+# 32 x 32 at 1024), the same plan at 256 and 4096.
 _HADAMARD_FACTOR_LOG2 = 4
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits
@@ -108,68 +108,62 @@ def padded_rows(X, width, dtype):
 
 
 def orf_projections(U, weights):
-    """``U @ weights`` over fixed tiles of rows (see ``_ORF_TILE_ROWS``)."""
+    """``U @ weights`` over fixed tiles of rows (see ``_ORF_TILE_ROWS``), in their dtype."""
     n_rows, width = U.shape
     n_padded = -(-n_rows // _ORF_TILE_ROWS) * _ORF_TILE_ROWS
     if n_padded != n_rows:
         U = np.vstack([U, np.zeros((n_padded - n_rows, width), dtype=U.dtype)])
     tiles = U.reshape(-1, _ORF_TILE_ROWS, width)
     # Some OpenBLAS releases (NumPy 1.23's) round a row of a GEMM differently
-    # depending on how the product is split among threads, and, in float32,
-    # on the other rows of its tile. So the product runs on one BLAS thread
-    # (jobs parallelize over chunks instead), in float64 for float32 input.
-    dtype = U.dtype
-    if dtype == np.float32:
-        tiles, weights = tiles.astype(np.float64), weights.astype(np.float64)
+    # depending on how the product is split among threads: the product runs
+    # on one BLAS thread (jobs parallelize over chunks instead), and on tiles
+    # of one shape, so that a row's tile is the same computation in any chunk.
     with single_threaded_blas():
         products = np.matmul(tiles, weights)
-    return products.astype(dtype, copy=False).reshape(n_padded, -1)[:n_rows]
+    return products.reshape(n_padded, -1)[:n_rows]
 
 
-def signed_rows(X, signs, width, dtype):
-    """``B x`` for every block: the rows of ``X`` zero-padded to ``width``
-    and multiplied by each block's signs ``signs`` (n_blocks, width), in one write.
+def dense_rows(X, dtype):
+    """The rows of ``X`` as a C-ordered dense array of ``dtype`` (no copy if they are)."""
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=dtype)
+
+
+def sorf_projections(X, signs, scales):
+    """``S H D1 H D2 H D3 x`` of every row ``x`` and block, H unnormalized.
+
+    ``X`` holds dense rows of at most ``width`` columns, zero-padded to it;
+    ``signs`` (3, n_blocks, width) the diagonals ``D1, D2, D3`` and
+    ``scales`` (n_blocks, width) ``S``, in ``X``'s dtype.
 
     Returns
     -------
-    V : ndarray of shape (n_samples, n_blocks, width), C-ordered
+    P : ndarray of shape (n_samples, n_blocks * width)
     """
-    n_columns = X.shape[1]
-    V = np.empty((X.shape[0], signs.shape[0], width), dtype=dtype)
-    dense = X.toarray() if sp.issparse(X) else X
-    np.multiply(dense[:, None, :], signs[:, :n_columns], out=V[:, :, :n_columns])
-    # Signed zeros, as the product of zero padding would give.
-    np.multiply(signs[:, n_columns:], 0, out=V[:, :, n_columns:])
-    return V
+    from ..utils._hadamard_kernels import sorf_rows
+
+    n_blocks, width = scales.shape
+    X = dense_rows(X, scales.dtype)
+    P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
+    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
+    sorf_rows(X, signs, scales, plan, hadamard_factor(scales.dtype), P)
+    return P
 
 
-def sorf_projections(V, signs, scales):
-    """``S H D1 H D2 H D3 u`` for every block, H unnormalized (``fwht``).
+def fastfood_projections(X, signs, permutations, gaussian, scales):
+    """``S H G Pi H B x`` of every row ``x`` and block, H unnormalized.
 
-    ``V`` holds the rows ``D3 u`` of every block (:func:`signed_rows`); it
-    is overwritten. Returns the projections, of shape
-    (n_samples, n_blocks * width).
+    The arguments are as :func:`sorf_projections`'s, with ``signs``
+    (n_blocks, width) ``B`` and ``Pi`` the gather ``v[permutations[block]]``.
     """
-    work = np.empty_like(V)
-    for diagonal in (signs[1], signs[0], scales):
-        # An odd number of passes ends in the work buffer: swap the roles.
-        if np.may_share_memory(fwht(V, work, _HADAMARD_FACTOR_LOG2), work):
-            V, work = work, V
-        V *= diagonal
-    return V.reshape(V.shape[0], -1)
+    from ..utils._hadamard_kernels import fastfood_rows
 
-
-def fastfood_projections(V, permutations, gaussian, scales):
-    """``S H G Pi H B u`` for every block, H unnormalized (``fwht``).
-
-    ``V`` holds the rows ``B u`` of every block (:func:`signed_rows`).
-    """
-    V = fwht(V, factor_log2=_HADAMARD_FACTOR_LOG2)
-    V = np.take_along_axis(V, permutations[None], axis=2)
-    V *= gaussian
-    V = fwht(V, factor_log2=_HADAMARD_FACTOR_LOG2)
-    V *= scales
-    return V.reshape(V.shape[0], -1)
+    n_blocks, width = scales.shape
+    X = dense_rows(X, scales.dtype)
+    P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
+    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
+    fastfood_rows(X, signs, permutations, gaussian, scales, plan,
+                  hadamard_factor(scales.dtype), P)
+    return P
 
 
 def cos_sin_features(P, out, offset):
@@ -506,11 +500,7 @@ class OrthogonalRBFSampler(BaseSketch):
                 X_chunk = padded_rows(X_chunk, self.input_width_, dtype)
             P = orf_projections(X_chunk, *state)
         elif self.method == "sorf":
-            signs, scales = state
-            V = signed_rows(X_chunk, signs[2], self.input_width_, dtype)
-            P = sorf_projections(V, signs, scales)
+            P = sorf_projections(X_chunk, *state)
         else:
-            signs, *rest = state
-            V = signed_rows(X_chunk, signs, self.input_width_, dtype)
-            P = fastfood_projections(V, *rest)
+            P = fastfood_projections(X_chunk, *state)
         cos_sin_features(P, out, self.random_offset_)

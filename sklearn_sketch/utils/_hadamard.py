@@ -2,35 +2,27 @@
 
 :func:`fwht` multiplies rows by the Sylvester-ordered +-1 Hadamard matrix
 without forming it. The SRHT polynomial sketches and the structured random
-Fourier features (SORF, Fastfood) share it.
+Fourier features (SORF, Fastfood) share it: this module validates and plans,
+and the compiled loops of ``_hadamard_kernels`` transform (the structured
+products of SORF, Fastfood and TensorSRHT too, one row at a time).
 """
 
 import functools
 
 import numpy as np
 
-# The Walsh-Hadamard transform is applied as a Kronecker product,
-# H_d = H_f1 (x) H_f2 (x) ... with Sylvester factors of at most 32: each
-# factor is one batched matrix product over the row viewed as an
-# (f1, f2, ...) tensor. BLAS does the 2 * sum(f) flops per element much
-# faster than log2(d) elementwise numpy butterfly passes, which are
-# memory-bound and slow when the butterfly stride is small. Larger factors
-# are slower (fewer but worse-shaped products). The default plan balances
-# factors of at most 32; ``factor_log2`` chooses factors of 16 after a
-# smaller leading one instead (fewer flops; other bits), which the
-# structured RBF features use.
-#
-# Bitwise chunk invariance survives BLAS here because
-# * the batch axis of every product is the row axis (or rows times a prefix
-#   of the row's own tensor), so a row's result comes from products of that
-#   row's values alone, with the same shapes whatever its chunk is: numpy's
-#   matmul calls BLAS once per batch item, never across them;
-# * the factor entries are +-1, so every product term is exact and each
-#   output value is a plain sum of +-inputs, which BLAS kernels accumulate
-#   along the inner dimension; the tests check rows bit for bit across
-#   chunkings, duplicated rows and n_jobs.
+# From length 64 on, the transform is applied as a Kronecker product,
+# H_d = H_f1 (x) H_f2 (x) ... with Sylvester factors of at most 32, one pass
+# per factor in which every output is the sum of its f signed inputs, taken
+# in order from zero. These sums were BLAS products once, and are kept, in
+# that order, so that every output keeps its bits; the rounding of a sum
+# depends on its order, so that a butterfly network, with fewer additions,
+# would give other last bits. The default plan balances factors of at most
+# 32; ``factor_log2`` chooses factors of 16 after a smaller leading one
+# instead (fewer additions; other bits), which the structured RBF features
+# use. Each row is transformed alone, so its bits never depend on its batch.
 _MAX_HADAMARD_FACTOR_LOG2 = 5
-# Below this length the few butterfly levels are cheaper than the products.
+# Below this length the few butterfly levels are the transform.
 _MIN_KRONECKER_LENGTH = 64
 
 
@@ -68,76 +60,45 @@ def _hadamard_factor_sizes(d, factor_log2=None):
     return [1 << b for b in bits]
 
 
-def _fwht_butterflies(rows, work):
-    """log2(d) butterfly levels between ping-pong buffers (elementwise only)."""
-    n, d = rows.shape
-    source, target = rows, work
-    half = 1
-    while half < d:
-        pairs = source.reshape(n, d // (2 * half), 2, half)
-        result = target.reshape(n, d // (2 * half), 2, half)
-        np.add(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 0])
-        np.subtract(pairs[:, :, 0], pairs[:, :, 1], out=result[:, :, 1])
-        source, target = target, source
-        half *= 2
-    return source
+def hadamard_plan(d, factor_log2=None):
+    """The factor sizes of the transform of length ``d`` (a power of two), as
+    the kernels take them: empty below length 64 (butterflies)."""
+    if d < _MIN_KRONECKER_LENGTH:
+        return np.zeros(0, dtype=np.intp)
+    if factor_log2 is not None and not 1 <= factor_log2 <= _MAX_HADAMARD_FACTOR_LOG2:
+        raise ValueError(f"factor_log2 must be in [1, {_MAX_HADAMARD_FACTOR_LOG2}], "
+                         f"got {factor_log2}.")
+    return np.array(_hadamard_factor_sizes(d, factor_log2), dtype=np.intp)
 
 
-def _fwht_kronecker(rows, work, factor_log2):
-    """One batched product per Kronecker factor, batched over rows (see above)."""
-    n, d = rows.shape
-    sizes = _hadamard_factor_sizes(d, factor_log2)
-    source, target = rows, work
-    prefix = 1
-    for f in sizes[:-1]:
-        # Mode product with the factor of this tensor axis: H_f @ (f, suffix)
-        # for every (row, prefix index).
-        suffix = d // (prefix * f)
-        np.matmul(
-            _hadamard_factor(f, rows.dtype),
-            source.reshape(n * prefix, f, suffix),
-            out=target.reshape(n * prefix, f, suffix),
-        )
-        source, target = target, source
-        prefix *= f
-    # The last axis is contiguous: (prefix, f) @ H_f for every row.
-    f = sizes[-1]
-    np.matmul(
-        source.reshape(n, prefix, f),
-        _hadamard_factor(f, rows.dtype),
-        out=target.reshape(n, prefix, f),
-    )
-    return target
+def hadamard_factor(dtype):
+    """The 32 x 32 Sylvester matrix in ``dtype``: its leading blocks are every factor."""
+    return _hadamard_factor(1 << _MAX_HADAMARD_FACTOR_LOG2, np.dtype(dtype))
 
 
-def fwht(U, work=None, factor_log2=None):
+def fwht(U, factor_log2=None):
     """Unnormalized fast Walsh-Hadamard transform along the last axis.
 
     Returns ``U @ H`` (applied to the last axis) with ``H`` the
     Sylvester-ordered +-1 Hadamard matrix of size ``d = U.shape[-1]``, a
-    power of two. The cost is ``O(U.size * sum(f))`` for ``H = H_f1 (x)
-    H_f2 (x) ...`` with factors of at most 32 (``sum(f) = 64`` for
-    ``d = 1024``), done by batched BLAS products, with no Python loop over
-    rows or columns; below ``d = 64`` by ``log2(d)`` elementwise butterfly
-    levels. ``U`` may be overwritten and the result may share
-    its memory. Each row's result depends on that row alone, bit for bit
-    (the products are batched over rows and their +-1 terms are exact).
+    power of two, computed one row at a time by a compiled loop: below
+    ``d = 64`` by ``log2(d)`` butterfly levels, from 64 on by one pass per
+    Kronecker factor ``H_f`` of ``H = H_f1 (x) H_f2 (x) ...`` (factors of at
+    most 32, ``O(U.size * sum(f))`` additions). Each row's result depends on
+    that row alone, bit for bit.
 
     Parameters
     ----------
     U : ndarray, real, last axis a power of two
-
-    work : ndarray of the shape and dtype of ``U``, default=None
-        Scratch space, for callers that transform many times: then ``U``
-        and ``work`` must be C-contiguous, the passes alternate between
-        them, and the result (returned) is the one the last pass wrote,
-        ``U`` or ``work``. ``None`` allocates it.
+        Transformed in place, and returned, when it is a C-contiguous,
+        writable float32 or float64 array; otherwise a transformed copy
+        is returned (float64 for other dtypes).
 
     factor_log2 : int, default=None
         The Kronecker plan for ``d >= 64``: ``None``, the fewest balanced
         factors of at most 32; ``b``, factors of ``2**b`` after a smaller
-        leading one (fewer flops). Each plan gives its own bits, the same
-        for a row whatever its batch.
+        leading one (fewer additions). Each plan gives its own bits, the
+        same for a row whatever its batch.
 
     Returns
     -------
@@ -151,22 +112,17 @@ def fwht(U, work=None, factor_log2=None):
     >>> bool(np.allclose(fwht(U.copy()), U @ hadamard(8)))
     True
     """
+    from ._hadamard_kernels import fwht_rows
+
     d = U.shape[-1]
     if d & (d - 1):
         raise ValueError(f"fwht needs a power-of-two length, got {d}.")
-    # The products write through reshaped views of C-ordered buffers, so the
-    # rows must be C-ordered: an elementwise product of a gathered (F-ordered)
-    # array is not, and a reshape of it would be a copy that drops the
-    # writes. A copy is made only in that case.
-    if work is not None:
-        if not (U.flags.c_contiguous and work.flags.c_contiguous):
-            raise ValueError("fwht with a work buffer needs C-contiguous arrays.")
-        rows, work = U.reshape(-1, d), work.reshape(-1, d)
-    else:
-        rows = np.ascontiguousarray(U).reshape(-1, d)
-        work = np.empty(rows.shape, dtype=rows.dtype)
-    if d < _MIN_KRONECKER_LENGTH:
-        result = _fwht_butterflies(rows, work)
-    else:
-        result = _fwht_kronecker(rows, work, factor_log2)
-    return result.reshape(U.shape)
+    dtype = U.dtype if U.dtype in (np.float32, np.float64) else np.float64
+    # The kernel writes the rows of a C-ordered array (an elementwise product
+    # of gathered columns is F-ordered): a copy only where U is not one.
+    rows = U if U.flags.c_contiguous and U.flags.writeable else None
+    if rows is None or U.dtype != dtype:
+        rows = np.ascontiguousarray(U, dtype=dtype).copy()
+    flat = rows.reshape(-1, d)
+    fwht_rows(flat, hadamard_plan(d, factor_log2), hadamard_factor(dtype))
+    return rows
