@@ -46,7 +46,7 @@ from threadpoolctl import threadpool_limits
 from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 
 from sklearn_sketch import OrthogonalRBFSampler
-from sklearn_sketch.datasets import load_20newsgroups_counts, load_mnist
+from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_mnist
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["orf", "sorf", "fastfood"]
@@ -60,8 +60,8 @@ def median_gamma(X):
 
 def hashed_tfidf(data_home, n_rows, width, seed=0):
     """tf-idf rows of 20 Newsgroups test documents, Count-Sketched to ``width`` columns."""
-    X_train, _ = load_20newsgroups_counts(data_home, subset="train")
-    X_test, _ = load_20newsgroups_counts(data_home, subset="test")
+    X_train, _ = fetch_20newsgroups_counts(data_home, subset="train", return_X_y=True)
+    X_test, _ = fetch_20newsgroups_counts(data_home, subset="test", return_X_y=True)
     tfidf = TfidfTransformer().fit(X_train)
     X = tfidf.transform(X_test[:n_rows]).astype(np.float64)
     rng = np.random.RandomState(seed)
@@ -136,8 +136,8 @@ def best_seconds(task, repeats):
 
 def sorf_scaling(data_home, rows, repeats, n_components=4096):
     """SORF's transform against ``np.cos`` in place, at each row count, 1 and 2 jobs."""
-    X_test, _ = load_mnist(data_home, subset="test")
-    X_train, _ = load_mnist(data_home, subset="train")
+    X_test, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
+    X_train, _ = fetch_mnist(data_home, subset="train", return_X_y=True)
     X_all = np.vstack([X_test, X_train]).astype(np.float32)
     gamma = median_gamma(X_all[:1000])
     ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(3)])
@@ -180,7 +180,7 @@ def main(argv=None):
         sorf_scaling(args.data_home, args.rows, args.repeats)
         return
 
-    X_mnist, _ = load_mnist(args.data_home, subset="test")
+    X_mnist, _ = fetch_mnist(args.data_home, subset="test", return_X_y=True)
     if not args.skip_errors and "mnist" in args.datasets:
         X = X_mnist[:1000].astype(np.float64)
         print_errors("MNIST t10k[:1000], d = 784", *kernel_errors(X, args.dims, args.seeds),

@@ -17,10 +17,11 @@ compiler keeps the sums in vector registers.
 """
 
 import numpy as np
-from numba import njit
+
+from ._numba import kernel
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _mode_pass(x, y, prefix, f, suffix, H):
     """``y[p, i, s] = sum_k H[i, k] x[p, k, s]`` over the row seen as (prefix, f, suffix)."""
     X = x.reshape((prefix, f, suffix))
@@ -35,7 +36,7 @@ def _mode_pass(x, y, prefix, f, suffix, H):
                 Y[p, i, s] = total
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _last_pass(x, y, prefix, f, H):
     """``y[p, i] = sum_k x[p, k] H[k, i]``: the last factor, contiguous in the row."""
     zero = x.dtype.type(0)
@@ -48,7 +49,7 @@ def _last_pass(x, y, prefix, f, H):
             y[start + i] = total
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _factor_pass(x, y, prefix, f, suffix, H):
     """One Kronecker factor, with its length a constant for the common factors."""
     if suffix == 1:
@@ -76,7 +77,7 @@ def _factor_pass(x, y, prefix, f, suffix, H):
         _mode_pass(x, y, prefix, f, suffix, H)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _butterfly_level(x, y, half):
     """``y = (a + b, a - b)`` for every pair of halves of length ``half``."""
     for start in range(0, x.size, 2 * half):
@@ -86,7 +87,7 @@ def _butterfly_level(x, y, half):
             y[t + half] = a - b
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _fwht_row(x, work, plan, H):
     """Transform ``x`` (overwritten) with ``work`` as scratch: True where the
     result is in ``work``. An empty ``plan`` means butterflies."""
@@ -111,7 +112,7 @@ def _fwht_row(x, work, plan, H):
     return in_work
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def fwht_rows(rows, plan, H):
     """The transform of every row of ``rows`` (n, d), in place."""
     work = np.empty(rows.shape[1], dtype=rows.dtype)
@@ -120,7 +121,7 @@ def fwht_rows(rows, plan, H):
             rows[r] = work
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _signed_padded(row, signs, buffer):
     """``buffer = signs * row`` zero-padded: the padding gets ``signs * 0``
     (signed zeros, as a product of the padded row gives)."""
@@ -132,7 +133,7 @@ def _signed_padded(row, signs, buffer):
         buffer[j] = signs[j] * zero
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def sorf_rows(X, signs, scales, plan, H, out):
     """``S H D1 H D2 H D3 x`` of every row and block into ``out`` (n, n_blocks * width).
 
@@ -154,7 +155,7 @@ def sorf_rows(X, signs, scales, plan, H, out):
             out[r, block * width : (block + 1) * width] = a
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def fastfood_rows(X, signs, permutations, gaussian, scales, plan, H, out):
     """``S H G Pi H B x`` of every row and block into ``out`` (n, n_blocks * width).
 
@@ -176,7 +177,7 @@ def fastfood_rows(X, signs, permutations, gaussian, scales, plan, H, out):
                 out[r, block * width + j] = result[j] * scales[block, j]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def srht_rows(U, signs, coordinates, plan, H, out, first, scale):
     """One degree of TensorSRHT: ``out[r, c]`` is set to (``first``) or
     multiplied by coordinate ``coordinates[c]`` of the transformed blocks

@@ -47,23 +47,29 @@ def _warn_uncached(error):
         )
 
 
-def kernel(function):
+def kernel(function=None, *, inline="never"):
     """``numba.njit(nogil=True, cache=True)``, uncached where no cache can be written.
 
     Parameters
     ----------
     function : callable
         The plain Python loop to compile (lazily, at its first call).
+    inline : {"never", "always"}, default="never"
+        numba's ``inline`` option: ``"always"`` inlines a small helper into
+        the kernels of its module that call it, at numba's IR level.
 
     Returns
     -------
     dispatcher : numba dispatcher
+        Or, called without ``function``, the decorator.
     """
+    if function is None:
+        return lambda function: kernel(function, inline=inline)
     if _cache_wanted():
         try:
-            return numba.njit(nogil=True, cache=True)(function)
+            return numba.njit(nogil=True, cache=True, inline=inline)(function)
         except RuntimeError as error:
             if "no locator available" not in str(error):
                 raise
             _warn_uncached(error)
-    return numba.njit(nogil=True)(function)
+    return numba.njit(nogil=True, inline=inline)(function)
