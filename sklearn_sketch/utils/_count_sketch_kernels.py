@@ -167,3 +167,20 @@ def _scatter_dense_hashed(X, bucket_hashes, sign_hashes, scales, shifts, constan
                     product[0] = v * sign
                     out[s, i, bucket] += product[0]
         _finish_row(out, i, constant_buckets, constant_values)
+
+
+@numba.njit(nogil=True, cache=True)
+def _hashed_unit_entries(coefficients, columns, stride, real_values, imag_values, out):
+    """Entries ``out[c, k] = real_values[code]``, ``out[c, m + k] = imag_values[code]``
+    of a projection whose entry (row ``k``, column ``columns[c]``) is the unit
+    complex number of the two low bits ``code`` of the hash of key
+    ``k * stride + columns[c]``."""
+    m = out.shape[1] // 2
+    three = np.uint64(3)
+    for c in range(columns.shape[0]):
+        column = np.uint64(columns[c])
+        for k in range(m):
+            key = np.uint64(k) * np.uint64(stride) + column
+            code = _polynomial_hash(coefficients, key) & three
+            out[c, k] = real_values[code]
+            out[c, m + k] = imag_values[code]
