@@ -1,9 +1,14 @@
-"""The Count Sketch (Charikar, Chen & Farach-Colton 2002) of the rows of a CSR matrix.
+"""The Count Sketch (Charikar, Chen & Farach-Colton 2002) of dense or CSR rows.
 
 Several estimators first reduce wide input by a Count Sketch whose cost
 follows the nonzeros: each feature ``i`` goes to a bucket ``h(i)`` with a
 sign ``s(i)``, so that ``E <C x, C y> = <x, y>``. The hashes are
-polynomial hashes over ``2**61 - 1`` (``utils._hashing``).
+polynomial hashes over ``2**61 - 1`` (``utils._hashing``). The scatter of
+the stored entries into the buckets, of several sketches at once, is
+compiled (``_count_sketch_kernels``, imported when first used); its buckets
+and signs come from tables of every key (:func:`count_sketch_rows`) or from
+the hashes evaluated per stored entry (:func:`count_sketch_hashed`, O(nnz)
+whatever the number of features).
 """
 
 import numpy as np
