@@ -14,8 +14,10 @@ For each case, in one run of this script:
   (``np.sin`` in cache, from ``bench_gil.py``): a transform that holds the
   GIL little gets close to it.
 
-Times are medians over ``--repeats`` runs (scikit-learn's sparse transform is
-so slow that it runs once unless ``--sklearn-repeats`` says otherwise).
+Times are medians over ``--repeats`` runs, ours and the floor (and the two
+settings of ``n_jobs``) timed in turn within each repeat so that the
+machine's other load hits them alike (scikit-learn's sparse transform is so
+slow that it runs once unless ``--sklearn-repeats`` says otherwise).
 
 Run::
 
@@ -57,8 +59,8 @@ def peak_memory_beyond_output(function):
     return max(peak - result.nbytes, 0)
 
 
-def fft_floor(n_samples, n_components, degree, dtype, repeats):
-    """Median time of the unavoidable FFT work on the output's shape and dtype."""
+def fft_floor(n_samples, n_components, degree, dtype):
+    """The unavoidable FFT work on the output's shape and dtype, as a function to time."""
     sketches = np.random.RandomState(0).randn(degree, n_samples, n_components).astype(dtype)
 
     def run():
@@ -68,7 +70,17 @@ def fft_floor(n_samples, n_components, degree, dtype, repeats):
         return scipy.fft.irfft(spectrum, n=n_components, axis=1, overwrite_x=True)
 
     run()  # warm-up: plan caches, page faults
-    return median_time(run, repeats)
+    return run
+
+
+def paired_median_times(first, second, repeats):
+    """Median times of two functions timed in turn, so that the machine's
+    other load hits them alike."""
+    times = ([], [])
+    for _ in range(repeats):
+        for function, measured in zip((first, second), times):
+            measured.append(median_time(function, 1))
+    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
@@ -77,8 +89,9 @@ def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
         n_components=n_components, degree=degree, random_state=0
     ).fit(X)
     ours.transform(X[:10])  # warm-up (and the kernels' compile, if not cached)
-    t_ours = median_time(lambda: ours.transform(X), repeats)
-    t_floor = fft_floor(X.shape[0], n_components, degree, X.dtype, repeats)
+    floor = fft_floor(X.shape[0], n_components, degree, X.dtype)
+    t_ours, t_floor = paired_median_times(lambda: ours.transform(X), floor, repeats)
+    del floor
     t_sklearn = np.nan
     if sklearn_repeats:
         t_sklearn = median_time(lambda: theirs.transform(X), sklearn_repeats)
@@ -113,11 +126,9 @@ def bench_threads(name, X, n_components, degree, repeats):
         n_jobs: TensorSketch(n_components, degree=degree, random_state=0, n_jobs=n_jobs).fit(X)
         for n_jobs in (1, 2)
     }
-    times = {1: [], 2: []}
-    for _ in range(repeats):
-        for n_jobs, sketch in fitted.items():
-            times[n_jobs].append(median_time(lambda: sketch.transform(X), 1))
-    t1, t2 = np.median(times[1]), np.median(times[2])
+    t1, t2 = paired_median_times(
+        lambda: fitted[1].transform(X), lambda: fitted[2].transform(X), repeats
+    )
     print(
         f"{name:<24} {X.dtype.name:<8} p={degree}  n_jobs=1 {t1:7.3f}s  n_jobs=2 {t2:7.3f}s  "
         f"n_jobs=2/1 speed-up {t1 / t2:5.2f}x",
