@@ -8,14 +8,20 @@ For each case, in one run of this script:
   the output's shape and dtype: ``degree`` real FFTs of an (n_samples,
   n_components) array, their product and one inverse real FFT;
 * peak memory of each transform beyond its output (``tracemalloc``, which
-  numpy reports its buffers to).
+  numpy reports its buffers to);
+* on dense MNIST, ``n_jobs=2 / 1``: the speed-up of two threads over one,
+  next to the two-thread ceiling of the machine measured in the same run
+  (``np.sin`` in cache, from ``bench_gil.py``): a transform that holds the
+  GIL little gets close to it.
 
-Times are medians over ``--repeats`` runs (scikit-learn's sparse transform is
-so slow that it runs once unless ``--sklearn-repeats`` says otherwise).
+Times are medians over ``--repeats`` runs, ours and the floor (and the two
+settings of ``n_jobs``) timed in turn within each repeat so that the
+machine's other load hits them alike (scikit-learn's sparse transform is so
+slow that it runs once unless ``--sklearn-repeats`` says otherwise).
 
 Run::
 
-    python benchmarks/bench_tensor_sketch.py [--data-home DIR] [--quick]
+    python benchmarks/bench_tensor_sketch.py [--data-home DIR] [--quick] [--no-sklearn]
 """
 
 import argparse
@@ -25,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.fft
+from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 from sklearn.kernel_approximation import PolynomialCountSketch
 
 from sklearn_sketch import TensorSketch
@@ -52,8 +59,8 @@ def peak_memory_beyond_output(function):
     return max(peak - result.nbytes, 0)
 
 
-def fft_floor(n_samples, n_components, degree, dtype, repeats):
-    """Median time of the unavoidable FFT work on the output's shape and dtype."""
+def fft_floor(n_samples, n_components, degree, dtype):
+    """The unavoidable FFT work on the output's shape and dtype, as a function to time."""
     sketches = np.random.RandomState(0).randn(degree, n_samples, n_components).astype(dtype)
 
     def run():
@@ -63,7 +70,17 @@ def fft_floor(n_samples, n_components, degree, dtype, repeats):
         return scipy.fft.irfft(spectrum, n=n_components, axis=1, overwrite_x=True)
 
     run()  # warm-up: plan caches, page faults
-    return median_time(run, repeats)
+    return run
+
+
+def paired_median_times(first, second, repeats):
+    """Median times of two functions timed in turn, so that the machine's
+    other load hits them alike."""
+    times = ([], [])
+    for _ in range(repeats):
+        for function, measured in zip((first, second), times):
+            measured.append(median_time(function, 1))
+    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
@@ -71,10 +88,13 @@ def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
     theirs = PolynomialCountSketch(
         n_components=n_components, degree=degree, random_state=0
     ).fit(X)
-    ours.transform(X[:10])  # warm-up
-    t_ours = median_time(lambda: ours.transform(X), repeats)
-    t_floor = fft_floor(X.shape[0], n_components, degree, X.dtype, repeats)
-    t_sklearn = median_time(lambda: theirs.transform(X), sklearn_repeats)
+    ours.transform(X[:10])  # warm-up (and the kernels' compile, if not cached)
+    floor = fft_floor(X.shape[0], n_components, degree, X.dtype)
+    t_ours, t_floor = paired_median_times(lambda: ours.transform(X), floor, repeats)
+    del floor
+    t_sklearn = np.nan
+    if sklearn_repeats:
+        t_sklearn = median_time(lambda: theirs.transform(X), sklearn_repeats)
     mem_ours = peak_memory_beyond_output(lambda: ours.transform(X))
     out_bytes = X.shape[0] * n_components * X.dtype.itemsize
     row = {
@@ -100,13 +120,34 @@ def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
     return row
 
 
+def bench_threads(name, X, n_components, degree, repeats):
+    """Transform time with ``n_jobs=1`` and ``n_jobs=2``, timed in turn."""
+    fitted = {
+        n_jobs: TensorSketch(n_components, degree=degree, random_state=0, n_jobs=n_jobs).fit(X)
+        for n_jobs in (1, 2)
+    }
+    t1, t2 = paired_median_times(
+        lambda: fitted[1].transform(X), lambda: fitted[2].transform(X), repeats
+    )
+    print(
+        f"{name:<24} {X.dtype.name:<8} p={degree}  n_jobs=1 {t1:7.3f}s  n_jobs=2 {t2:7.3f}s  "
+        f"n_jobs=2/1 speed-up {t1 / t2:5.2f}x",
+        flush=True,
+    )
+    return {"case": name, "dtype": X.dtype.name, "degree": degree, "speedup": t1 / t2}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--quick", action="store_true", help="small subsets, a smoke run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--sklearn-repeats", type=int, default=1)
+    parser.add_argument(
+        "--no-sklearn", action="store_true", help="skip scikit-learn's (slow) transform"
+    )
     args = parser.parse_args()
+    sklearn_repeats = 0 if args.no_sklearn else args.sklearn_repeats
     data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
 
     n_mnist, n_news, n_components = (500, 100, 1024) if args.quick else (10000, 2000, 4096)
@@ -131,14 +172,22 @@ def main():
                     n_components,
                     degree,
                     repeats,
-                    args.sklearn_repeats,
+                    sklearn_repeats,
                 )
             )
     rows.append(
         bench_case(
-            "20 Newsgroups (sparse)", X_news, n_components, 2, repeats, args.sklearn_repeats
+            "20 Newsgroups (sparse)", X_news, n_components, 2, repeats, sklearn_repeats
         )
     )
+    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    print(f"reference: two threads vs one on in-cache np.sin: {ceiling:.2f}x")
+    for dtype in (np.float64, np.float32):
+        for degree in (2, 3):
+            row = bench_threads("MNIST t10k", X_mnist.astype(dtype), n_components, degree, repeats)
+            row["of the ceiling"] = row["speedup"] / ceiling
+            print(f"{'':<24} n_jobs=2/1 over the ceiling: {row['of the ceiling']:.2f}")
+            rows.append(row)
     return rows
 
 

@@ -30,7 +30,6 @@ from ..utils._count_sketch import hash_down
 from ..utils._hashing import (
     polynomial_hash,
 )
-from ..utils._sparse import dense_to_csr
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
 _UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
@@ -114,12 +113,6 @@ def srht_width(n_keys, n_samples):
     return cap, True
 
 
-
-
-
-
-
-
 def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
     """The rows that each of ``n_sketches`` SRHTs transforms.
 
@@ -133,8 +126,6 @@ def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
     """
     if hashes is None:
         return itertools.repeat(augmented_dense(X, gamma, coef0, width, dtype), n_sketches)
-    if not sp.issparse(X):
-        X = dense_to_csr(X)  # once, not once per sketch
     return (hash_down(X, hashes[j], width, gamma, coef0, dtype) for j in range(n_sketches))
 
 

@@ -284,6 +284,8 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         return product
 
     def _rademacher_product(self, X_chunk, dtype):
+        from ..utils._count_sketch_kernels import _hashed_unit_entries
+
         n_features = self.n_features_in_
         m = self._n_complex()
         # A sparse-dense product computes each row on its own (a BLAS product
@@ -301,16 +303,13 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         # Keys of the entries (row k, column i) of W_j: k * (d + 1) + i, the
         # constant coordinate being column d = n_features.
         row_keys = np.arange(m, dtype=np.uint64) * np.uint64(n_features + 1)
-        keys = row_keys[None, :] + columns.astype(np.uint64)[:, None]  # (cols, m)
         constant_keys = row_keys + np.uint64(n_features)
+        units = (_UNIT_REAL.astype(dtype) * scale, _UNIT_IMAG.astype(dtype) * scale)
+        entries = np.empty((columns.size, 2 * m), dtype=dtype)
         product = None
         for j in range(self.degree):
-            code = (polynomial_hash(self.entry_hashes_[j], keys) & np.uint64(3)).astype(np.intp)
             # W x = Re(W) x + i Im(W) x as one real product with [Re W | Im W].
-            entries = np.empty((columns.size, 2 * m), dtype=dtype)
-            entries[:, :m] = _UNIT_REAL[code]
-            entries[:, m:] = _UNIT_IMAG[code]
-            entries *= scale
+            _hashed_unit_entries(self.entry_hashes_[j], columns, n_features + 1, *units, entries)
             projected = np.asarray(X_chunk @ entries)
             if self.coef0 > 0:
                 constant = (polynomial_hash(self.entry_hashes_[j], constant_keys) & np.uint64(3)).astype(np.intp)

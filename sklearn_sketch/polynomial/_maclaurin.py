@@ -20,7 +20,6 @@ from sklearn.utils import check_random_state
 
 from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
-from ..utils._sparse import dense_to_csr
 from ._base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
 from ._common import (
     next_power_of_two,
@@ -416,11 +415,6 @@ class MaclaurinSketch(_PolynomialSketchBase):
         if self.allocation_[0]:
             scales[0] = np.sqrt(self.coefficients_[0] / self.allocation_[0])
         scales = scales.astype(dtype)
-        # The Count Sketch bases convert a dense chunk to CSR: once here, not
-        # once per degree.
-        sketch_input = X_chunk
-        if self.base in _FFT_BASES and not sp.issparse(X_chunk):
-            sketch_input = dense_to_csr(X_chunk)
         for i, columns in self._blocks():
             block = out[:, columns]
             if i == 0:
@@ -429,6 +423,6 @@ class MaclaurinSketch(_PolynomialSketchBase):
             if self.sketches_[i] is None:  # the exact linear term
                 block[...] = X_chunk.toarray() if sp.issparse(X_chunk) else X_chunk
             else:
-                self.sketches_[i]._transform_chunk(sketch_input, block, state[i])
+                self.sketches_[i]._transform_chunk(X_chunk, block, state[i])
             block *= scales[i]
         return out

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from ..utils._count_sketch import count_sketch_rows
+from ..utils._count_sketch import count_sketch_hashed, count_sketch_rows
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -21,7 +21,6 @@ from ..utils._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-from ..utils._sparse import dense_to_csr
 from ._common import (
     PolynomialMap,
 )
@@ -49,55 +48,57 @@ class CountSketchMap(PolynomialMap):
         return 4 * self.n_components * np.dtype(dtype).itemsize
 
     def _prepare_transform(self, X):
-        dtype, n_features = X.dtype, self.n_features_in_
+        dtype = np.dtype(X.dtype)
+        n_features = self.n_features_in_
         # The signs carry the factor sqrt(gamma), so that sketching
         # sqrt(gamma) x costs nothing more than sketching x.
-        scale = np.sqrt(self.gamma)
-        # The hashes of every feature are computed once per call unless the
-        # input is sparse with fewer stored entries than features; then each
-        # chunk hashes only the feature indices it contains.
+        scales = np.full(self.degree, np.sqrt(self.gamma), dtype=dtype)
+        # The hashes of every feature are tabulated once per call unless the
+        # input is sparse with fewer stored entries than features; then the
+        # kernel hashes each stored entry (O(nnz), whatever n_features is).
         feature_hashes = None
         if not sp.issparse(X) or X.nnz >= n_features:
-            feature_hashes = self._feature_hashes(np.arange(n_features), dtype, scale)
+            feature_hashes = self._feature_hashes(np.arange(n_features), dtype, scales[0])
         # The constant coordinate sqrt(coef0) is feature number n_features.
-        constant_hashes = self._feature_hashes(
-            np.array([n_features]), dtype, np.sqrt(self.coef0)
-        )
+        constants = None
+        if self.coef0:
+            buckets, signs = self._feature_hashes(
+                np.array([n_features]), dtype, np.sqrt(self.coef0)
+            )
+            constants = (buckets[:, 0], signs[:, 0])
         # Count sketches are built in a scratch buffer reused across degrees
         # and chunks: it stays in cache, and each output row is written once.
         # One buffer per thread when chunks run in parallel (n_jobs).
         return dict(
-            scale=scale,
+            scales=scales,
             feature_hashes=feature_hashes,
-            constant_hashes=constant_hashes,
+            constants=constants,
             scratch=threading.local(),
         )
 
     def _transform_chunk(self, X_chunk, out, state):
-        if not sp.issparse(X_chunk):
-            # A dense chunk goes through the sparse path too: scattering its
-            # nonzeros into the buckets row by row beats a dense-sparse
-            # product, whose output is written column-wise.
-            X_chunk = dense_to_csr(X_chunk)
-        if state["feature_hashes"] is not None:
-            (buckets, signs), features = state["feature_hashes"], X_chunk.indices
-        else:
-            keys, features = np.unique(X_chunk.indices, return_inverse=True)
-            buckets, signs = self._feature_hashes(keys, out.dtype, state["scale"])
-        constant_buckets, constant_signs = state["constant_hashes"]
+        constants = state["constants"]
         buffer = getattr(state["scratch"], "buffer", None)
-        if buffer is None or buffer.shape[0] < out.shape[0]:
-            buffer = state["scratch"].buffer = np.empty_like(out)
-        sketch = buffer[: out.shape[0]]
+        if buffer is None or buffer.shape[1] < out.shape[0] or buffer.dtype != out.dtype:
+            buffer = state["scratch"].buffer = np.empty((1,) + out.shape, dtype=out.dtype)
+        sketch = buffer[:, : out.shape[0]]
         spectrum = None
         for j in range(self.degree):
-            count_sketch_rows(X_chunk, buckets[j], signs[j], features, sketch)
-            if self.coef0:
-                sketch[:, constant_buckets[j, 0]] += constant_signs[j, 0]
-            if spectrum is None:
-                spectrum = scipy.fft.rfft(sketch, axis=1)
+            # One degree at a time: the sketch is still in cache for its FFT.
+            degree = slice(j, j + 1)
+            constant = None if constants is None else (constants[0][degree], constants[1][degree])
+            if state["feature_hashes"] is not None:
+                buckets, signs = state["feature_hashes"]
+                count_sketch_rows(X_chunk, buckets[degree], signs[degree], sketch, constant)
             else:
-                spectrum *= scipy.fft.rfft(sketch, axis=1)
+                count_sketch_hashed(
+                    X_chunk, self.bucket_hashes_[degree], self.sign_hashes_[degree],
+                    state["scales"][degree], sketch, constants=constant,
+                )
+            if spectrum is None:
+                spectrum = scipy.fft.rfft(sketch[0], axis=1)
+            else:
+                spectrum *= scipy.fft.rfft(sketch[0], axis=1)
         # A row's sketch is the same bits in any chunk (scatter and FFT work
         # row by row), which the base class relies on to split chunks.
         out[...] = scipy.fft.irfft(spectrum, n=self.n_components, axis=1, overwrite_x=True)

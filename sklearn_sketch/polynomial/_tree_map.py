@@ -13,6 +13,7 @@ import scipy.fft
 import scipy.sparse as sp
 
 from ..utils._count_sketch import (
+    count_sketch_hashed,
     count_sketch_rows,
     draw_hash_down,
     hash_down,
@@ -27,7 +28,6 @@ from ..utils._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-from ..utils._sparse import dense_to_csr
 from ._common import (
     PolynomialMap,
     augmented_dense,
@@ -149,15 +149,19 @@ class TreeMap(PolynomialMap):
         dtype = X.dtype
         n_inputs = self.sign_hashes_.shape[0]
         if self.base == "tensorsketch":
-            # The hashes of every feature are computed once per call unless
-            # the input is sparse with fewer stored entries than features;
-            # then each chunk hashes only the features it contains.
-            every_feature = not sp.issparse(X) or X.nnz >= self.n_features_in_
-            return [
-                self._leaf_hashes(t, every_feature, dtype)
-                if self._is_leaf_input(t)
-                else self._count_sketch_hashes(t, dtype)
-                for t in range(n_inputs)
+            # The hashes of every leaf key are tabulated once per call unless
+            # the leaves are wide and the input sparse with fewer stored
+            # entries than features; then the kernel hashes each stored entry
+            # (O(nnz), whatever n_features is).
+            tabulate = (
+                not self._wide_leaves() or not sp.issparse(X) or X.nnz >= self.n_features_in_
+            )
+            leaves = [self._leaf_hashes(t, tabulate, dtype) for t in range(self.n_leaves_)]
+            # Indexed by node input: a pair's entry at its first leaf.
+            level_one = [None] * self.n_leaves_
+            level_one[::2] = self._level_one_sketches(leaves, dtype)
+            return level_one + [
+                self._count_sketch_hashes(t, dtype) for t in range(self.n_leaves_, n_inputs)
             ]
         signs = []
         for t in range(n_inputs):
@@ -189,29 +193,93 @@ class TreeMap(PolynomialMap):
             signs[keys == n_features] *= dtype.type(np.sqrt(self.coef0))
         return buckets, signs
 
-    def _leaf_hashes(self, t, every_feature, dtype):
+    def _leaf_hashes(self, t, tabulate, dtype):
         """Leaf input ``t``: ``(feature buckets, feature signs, extra buckets,
         extra signs)``, the extra keys being the constant and ``e``.
 
-        The feature hashes are None unless ``every_feature``: then each chunk
-        hashes the features it contains (:meth:`_chunk_leaves`).
+        The feature tables are None unless ``tabulate``: then the kernel
+        hashes each stored entry with the leaf's polynomial hashes.
         """
         n_features = self.n_features_in_
         extra = self._leaf_key_hashes(t, np.arange(n_features, self._n_leaf_keys()), dtype)
-        if not every_feature:
+        if not tabulate:
             return (None, None) + extra
         return self._leaf_key_hashes(t, np.arange(n_features), dtype) + extra
 
-    def _chunk_leaves(self, X_csr, state, dtype):
-        """The stored entries' positions in the leaf hashes, and the leaf hashes."""
-        leaves = state[: self.n_leaves_]
-        if leaves[0][0] is not None:
-            return X_csr.indices, leaves
-        keys, features = np.unique(X_csr.indices, return_inverse=True)
-        resolved = [
-            self._leaf_key_hashes(t, keys, dtype) + leaf[2:] for t, leaf in enumerate(leaves)
-        ]
-        return features.reshape(-1), resolved
+    def _level_one_sketches(self, leaves, dtype):
+        """What each pair of leaves needs in a chunk ("tensorsketch").
+
+        The Count Sketch of ``e`` is one signed bucket, and the cyclic
+        convolution with it is a signed cyclic shift: an ``(x, e)`` node is
+        the Count Sketch of ``x'`` with shifted buckets, and an ``(e, e)``
+        node a constant row, both without FFTs (exactly the same map).
+
+        Returns
+        -------
+        pairs : list
+            Per pair of leaves (per leaf for degree 1): the constant row of
+            an ``(e, e)`` pair, or the arguments of :meth:`_count_sketch_x`
+            for the Count Sketches of ``x'`` it needs (one or two).
+        """
+        D = self.n_components
+        kinds = ["x"] * self.degree + ["e"] * (self.n_leaves_ - self.degree)
+        pairs = []
+        for t in range(0, self.n_leaves_, 2 if self.n_leaves_ > 1 else 1):
+            pair = kinds[t : t + 2]
+            if pair == ["e", "e"]:
+                (_, _, ba, sa), (_, _, bb, sb) = leaves[t], leaves[t + 1]
+                row = np.zeros((1, D), dtype=dtype)
+                row[0, (ba[-1] + bb[-1]) % D] = sa[-1] * sb[-1]
+                pairs.append(row)
+            elif "e" in pair:
+                x_input, e_input = (t, t + 1) if pair[0] == "x" else (t + 1, t)
+                shift, factor = leaves[e_input][2][-1], leaves[e_input][3][-1]
+                pairs.append(self._x_sketches([(x_input, leaves[x_input], shift, factor)], dtype))
+            else:
+                pairs.append(self._x_sketches(
+                    [(u, leaves[u], 0, dtype.type(1)) for u in range(t, t + len(pair))], dtype
+                ))
+        return pairs
+
+    def _x_sketches(self, inputs, dtype):
+        """Arguments of :meth:`_count_sketch_x` for leaf inputs ``(t, hashes, shift, factor)``.
+
+        Input ``t``'s buckets are shifted cyclically by ``shift`` and its
+        signs multiplied by ``factor`` (``+-1``).
+        """
+        D = self.n_components
+        constants = None
+        if self.coef0 > 0:  # the constant is the first extra key
+            constants = (
+                np.array([(leaf[2][0] + shift) % D for _, leaf, shift, _ in inputs]),
+                np.array([leaf[3][0] * factor for _, leaf, _, factor in inputs], dtype=dtype),
+            )
+        if inputs[0][1][0] is not None:
+            tables = (
+                np.stack([(leaf[0] + shift) % D for _, leaf, shift, _ in inputs]),
+                np.stack([leaf[1] * factor for _, leaf, _, factor in inputs]),
+            )
+            return tables, None, constants
+        t = [t for t, _, _, _ in inputs]
+        scale = dtype.type(np.sqrt(self.gamma))
+        hashed = (
+            self.bucket_hashes_[t], self.sign_hashes_[t],
+            np.array([scale * factor for _, _, _, factor in inputs], dtype=dtype),
+            np.array([shift for _, _, shift, _ in inputs], dtype=np.uint64),
+        )
+        return None, hashed, constants
+
+    def _count_sketch_x(self, X_rows, sketches, dtype):
+        """The Count Sketches of the rows ``x'`` that one pair of leaves needs."""
+        tables, hashed, constants = sketches
+        n_sketches = len(tables[0]) if tables is not None else len(hashed[2])
+        out = np.empty((n_sketches, X_rows.shape[0], self.n_components), dtype=dtype)
+        if tables is not None:
+            return count_sketch_rows(X_rows, *tables, out, constants)
+        bucket_hashes, sign_hashes, scales, shifts = hashed
+        return count_sketch_hashed(
+            X_rows, bucket_hashes, sign_hashes, scales, out, shifts=shifts, constants=constants
+        )
 
     def _count_sketch_hashes(self, t, dtype):
         """Bucket and sign of every key of node input ``t`` above the leaves.
@@ -244,9 +312,9 @@ class TreeMap(PolynomialMap):
         ``None``.
         """
         if self.base == "tensorsketch" or self.hash_down_ is not None:
-            # Scattering a CSR chunk into the buckets beats a dense-sparse
-            # product (the approach of TensorSketch).
-            return (X_chunk if sp.issparse(X_chunk) else dense_to_csr(X_chunk)), None
+            # The Count Sketch kernels scatter the stored entries of either
+            # format into the buckets.
+            return X_chunk, None
         width = self._input_size(0)
         U = augmented_dense(X_chunk, self.gamma, self.coef0, width, dtype)
         e = np.zeros((1, width), dtype=dtype)
@@ -265,38 +333,6 @@ class TreeMap(PolynomialMap):
         row[0, bucket[0]] = sign[0]
         return row
 
-    def _leaf_count_sketch(self, X_csr, features, leaf, dtype):
-        """Count Sketch of the rows ``x'`` with the hashes ``leaf`` of the leaf keys."""
-        feature_buckets, feature_signs, extra_buckets, extra_signs = leaf
-        out = np.empty((X_csr.shape[0], self.n_components), dtype=dtype)
-        count_sketch_rows(X_csr, feature_buckets, feature_signs, features, out)
-        if self.coef0 > 0:
-            out[:, extra_buckets[0]] += extra_signs[0]
-        return out
-
-    def _leaf_pair_node(self, t, pair, X_csr, features, leaves, dtype):
-        """The level-1 node of leaf inputs ``t, t + 1`` ("tensorsketch").
-
-        The Count Sketch of ``e`` is one signed bucket, and the cyclic
-        convolution with it is a signed cyclic shift: an ``(x, e)`` node is
-        the Count Sketch of ``x'`` with shifted buckets, and an ``(e, e)``
-        node a constant row, both without FFTs (exactly the same map).
-        """
-        D = self.n_components
-        if pair == ("e", "e"):
-            (_, _, ba, sa), (_, _, bb, sb) = leaves[t], leaves[t + 1]
-            row = np.zeros((1, D), dtype=dtype)
-            row[0, (ba[-1] + bb[-1]) % D] = sa[-1] * sb[-1]
-            return row
-        if "e" in pair:
-            x_input, e_input = (t, t + 1) if pair[0] == "x" else (t + 1, t)
-            e_bucket, e_sign = leaves[e_input][2][-1], leaves[e_input][3][-1]
-            fb, fs, xb, xs = leaves[x_input]
-            shifted = ((fb + e_bucket) % D, fs * e_sign, (xb + e_bucket) % D, xs * e_sign)
-            return self._leaf_count_sketch(X_csr, features, shifted, dtype)
-        a, b = (self._leaf_count_sketch(X_csr, features, leaves[t + i], dtype) for i in range(2))
-        return self._combine(a, b)
-
     def _node_count_sketch(self, t, U, dtype, state):
         """Count Sketch of a node output ``U`` (n_rows, D) for input ``t``."""
         buckets, signs, gather = state[t]
@@ -306,10 +342,8 @@ class TreeMap(PolynomialMap):
             out = np.take(U, inverse, axis=1)
             out *= inverse_signs
             return out
-        S = sp.csr_matrix(
-            (signs, buckets, np.arange(buckets.size + 1)), shape=(buckets.size, self.n_components)
-        )
-        return np.asarray(U @ S, dtype=dtype)
+        out = np.empty((1, U.shape[0], self.n_components), dtype=dtype)
+        return count_sketch_rows(U, buckets[None], signs[None], out)[0]
 
     def _sketch_input(self, t, U, dtype, state, leaf=None):
         """The degree-1 SRHT of node input ``t`` applied to rows ``U`` ("tensorsrht").
@@ -348,14 +382,14 @@ class TreeMap(PolynomialMap):
         x_rows, e_row = self._leaf_rows(X_chunk, dtype)
         leaves = ["x"] * self.degree + ["e"] * (self.n_leaves_ - self.degree)
         if self.base == "tensorsketch":
-            features, leaf_hashes = self._chunk_leaves(x_rows, state, dtype)
-            if self.n_leaves_ == 1:
-                return [self._leaf_count_sketch(x_rows, features, leaf_hashes[0], dtype)]
-            return [
-                self._leaf_pair_node(2 * k, tuple(leaves[2 * k : 2 * k + 2]), x_rows,
-                                     features, leaf_hashes, dtype)
-                for k in range(self.n_leaves_ // 2)
-            ]
+            nodes = []
+            for pair in state[: self.n_leaves_ : 2]:
+                if isinstance(pair, np.ndarray):  # an (e, e) pair: a constant row
+                    nodes.append(pair)
+                    continue
+                sketches = self._count_sketch_x(x_rows, pair, dtype)
+                nodes.append(sketches[0] if len(sketches) == 1 else self._combine(*sketches))
+            return nodes
         # Computed as they are paired: two leaf sketches alive at a time.
         sketches = (
             self._sketch_input(t, self._leaf_input(t, leaf, x_rows, e_row, dtype), dtype,

@@ -1,15 +1,19 @@
-"""The Count Sketch (Charikar, Chen & Farach-Colton 2002) of the rows of a CSR matrix.
+"""The Count Sketch (Charikar, Chen & Farach-Colton 2002) of dense or CSR rows.
 
 Several estimators first reduce wide input by a Count Sketch whose cost
 follows the nonzeros: each feature ``i`` goes to a bucket ``h(i)`` with a
 sign ``s(i)``, so that ``E <C x, C y> = <x, y>``. The hashes are
-polynomial hashes over ``2**61 - 1`` (``utils._hashing``).
+polynomial hashes over ``2**61 - 1`` (``utils._hashing``). The scatter of
+the stored entries into the buckets, of several sketches at once, is
+compiled (``_count_sketch_kernels``, imported when first used); its buckets
+and signs come from tables of every key (:func:`count_sketch_rows`) or from
+the hashes evaluated per stored entry (:func:`count_sketch_hashed`, O(nnz)
+whatever the number of features).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._compat import csr_todense
 from ._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -18,7 +22,6 @@ from ._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
-from ._sparse import dense_to_csr, gather
 
 
 def draw_hash_down(random_state, n_sketches):
@@ -43,49 +46,109 @@ def hash_down_keys(hashes, keys, width, dtype):
     return buckets, signs
 
 
-def count_sketch_rows(X, buckets, signs, features, out):
-    """Count Sketch of every row of a CSR ``X``, written into ``out``.
+def count_sketch_rows(X, buckets, signs, out, constants=None):
+    """Count Sketches of the rows of ``X`` under ``S`` tables, written into ``out``.
 
-    Entry ``k`` of row ``r`` adds ``X.data[k] * signs[features[k]]`` to
-    ``out[r, buckets[features[k]]]``: O(nnz) work, each row on its own (the
-    CSR-to-dense conversion sums a row's entries in storage order), so a
-    row's result is the same bits in any chunk.
+    For each sketch ``s`` and row ``i``, every stored entry ``(i, j, v)`` of
+    ``X`` (the nonzeros of a dense ``X``), in stored order, adds
+    ``v * signs[s, j]`` (rounded to ``out``'s dtype) to
+    ``out[s, i, buckets[s, j]]``; then ``constants`` add their value. O(nnz)
+    work, each row on its own, so a row's result is the same bits in any
+    chunk, and the same as the CSR-to-dense conversion of the products.
 
     Parameters
     ----------
-    X : csr_matrix of shape (n_rows, n_features)
-    buckets, signs : ndarray of shape (n_keys,)
-        Bucket and (scaled) sign of each hashed feature.
-    features : ndarray of shape (nnz,)
-        The position in ``buckets`` and ``signs`` of each stored entry's
-        feature.
-    out : ndarray of shape (n_rows, n_buckets)
+    X : {ndarray, csr_matrix} of shape (n_rows, n_keys)
+    buckets : ndarray of shape (S, n_keys), values in ``[0, width)``
+    signs : ndarray of shape (S, n_keys)
+        The (scaled) sign of each key, of ``out``'s dtype.
+    out : ndarray of shape (S, n_rows, width)
+    constants : tuple of two ndarrays of shape (S,), default=None
+        A bucket (intp; below 0 for none) and a value per sketch, added
+        to every row after its entries.
 
     Returns
     -------
-    out : ndarray of shape (n_rows, n_buckets)
+    out : ndarray of shape (S, n_rows, width)
     """
-    n_rows, n_buckets = out.shape
-    features = np.asarray(features).astype(np.intp, copy=False)
-    index_dtype = X.indptr.dtype if n_buckets <= np.iinfo(X.indptr.dtype).max else np.int64
-    values = X.data * gather(signs, features)
-    targets = gather(buckets, features).astype(index_dtype, copy=False)
-    out.fill(0)
-    # The CSR matrix (values, targets) summed into ``out`` row by row: the
-    # routine of ``toarray``, without building a matrix object per chunk.
-    csr_todense(
-        n_rows, n_buckets, X.indptr.astype(index_dtype, copy=False), targets,
-        values.astype(out.dtype, copy=False), out,
-    )
+    from ._count_sketch_kernels import _scatter_csr_tables, _scatter_dense_tables
+
+    buckets = np.ascontiguousarray(buckets, dtype=np.intp)
+    signs = np.ascontiguousarray(signs, dtype=out.dtype)
+    constant_buckets, constant_values = _constants(constants, out)
+    if sp.issparse(X):
+        _scatter_csr_tables(
+            X.indptr, X.indices, X.data, buckets, signs, constant_buckets, constant_values, out
+        )
+    else:
+        _scatter_dense_tables(
+            np.ascontiguousarray(X), buckets, signs, constant_buckets, constant_values, out
+        )
     return out
+
+
+def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
+                        constants=None):
+    """Count Sketches of the rows of ``X`` under ``S`` hashes evaluated per entry.
+
+    As :func:`count_sketch_rows` with the tables ``buckets[s, j] =
+    (hash_to_buckets(h_s(j), width) + shifts[s]) mod width`` and
+    ``signs[s, j] = hash_to_signs(g_s(j)) * scales[s]``, ``h_s`` and ``g_s``
+    the polynomial hashes ``bucket_hashes[s]`` and ``sign_hashes[s]``; the
+    hashes are computed for each stored entry instead of looked up: O(nnz)
+    work and no memory for the keys, whatever ``n_keys`` is.
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_rows, n_keys)
+    bucket_hashes, sign_hashes : ndarray of shape (S, k), dtype uint64
+        Coefficients from :func:`~._hashing.draw_polynomial_hashes`.
+    scales : ndarray of shape (S,)
+        Of ``out``'s dtype.
+    out : ndarray of shape (S, n_rows, width)
+    shifts : ndarray of shape (S,), default=None
+        Cyclic shifts of the buckets (none by default).
+    constants : tuple of two ndarrays of shape (S,), default=None
+        As in :func:`count_sketch_rows`.
+
+    Returns
+    -------
+    out : ndarray of shape (S, n_rows, width)
+    """
+    from ._count_sketch_kernels import _scatter_csr_hashed, _scatter_dense_hashed
+
+    n_sketches = out.shape[0]
+    bucket_hashes = np.ascontiguousarray(bucket_hashes, dtype=np.uint64)
+    sign_hashes = np.ascontiguousarray(sign_hashes, dtype=np.uint64)
+    scales = np.ascontiguousarray(scales, dtype=out.dtype)
+    shifts = np.zeros(n_sketches, dtype=np.uint64) if shifts is None else (
+        np.ascontiguousarray(shifts, dtype=np.uint64)
+    )
+    hashes = (bucket_hashes, sign_hashes, scales, shifts) + _constants(constants, out)
+    if sp.issparse(X):
+        _scatter_csr_hashed(X.indptr, X.indices, X.data, *hashes, out)
+    else:
+        _scatter_dense_hashed(np.ascontiguousarray(X), *hashes, out)
+    return out
+
+
+def _constants(constants, out):
+    """The constants' buckets (intp, -1 for none) and values (``out``'s dtype)."""
+    if constants is None:
+        return np.full(out.shape[0], -1, dtype=np.intp), np.zeros(out.shape[0], dtype=out.dtype)
+    buckets, values = constants
+    return (
+        np.ascontiguousarray(buckets, dtype=np.intp).reshape(out.shape[0]),
+        np.ascontiguousarray(values, dtype=out.dtype).reshape(out.shape[0]),
+    )
 
 
 def hash_down(X, hashes, width, gamma, coef0, dtype):
     """Count Sketch of the augmented rows ``x' = [sqrt(gamma) x, sqrt(coef0)]``.
 
     Key ``i < n_features`` is feature ``i`` and key ``n_features`` the
-    constant (absent when ``coef0 = 0``). Only the keys present in ``X``
-    are hashed: O(nnz log nnz) work, whatever ``n_features`` is. For
+    constant (absent when ``coef0 = 0``). The hashes are evaluated for each
+    stored entry: O(nnz) work, whatever ``n_features`` is. For
     independent hashes ``C``, ``E <C x', C y'> = <x', y'>`` and
     ``Var <C x', C y'> = (1 / width) sum_{i != j} (x'_i^2 y'_j^2 +
     x'_i y'_i x'_j y'_j)`` (Charikar et al. 2002; Pham & Pagh 2013).
@@ -105,15 +168,13 @@ def hash_down(X, hashes, width, gamma, coef0, dtype):
     U : ndarray of shape (n_rows, width)
     """
     dtype = np.dtype(dtype)
-    if not sp.issparse(X):
-        X = dense_to_csr(X)
-    keys, features = np.unique(X.indices, return_inverse=True)
-    buckets, signs = hash_down_keys(hashes, keys, width, dtype)
-    if gamma != 1.0:
-        signs *= dtype.type(np.sqrt(gamma))
-    U = np.empty((X.shape[0], width), dtype=dtype)
-    count_sketch_rows(X, buckets, signs, features.reshape(-1), U)
+    constants = None
     if coef0 > 0:
         bucket, sign = hash_down_keys(hashes, np.array([X.shape[1]]), width, dtype)
-        U[:, bucket[0]] += sign[0] * dtype.type(np.sqrt(coef0))
-    return U
+        constants = (bucket, sign * dtype.type(np.sqrt(coef0)))
+    U = np.empty((1, X.shape[0], width), dtype=dtype)
+    split = BUCKET_HASH_INDEPENDENCE
+    scale = np.array([np.sqrt(gamma)], dtype=dtype)
+    count_sketch_hashed(X, hashes[None, :split], hashes[None, split:], scale, U,
+                        constants=constants)
+    return U[0]
