@@ -24,6 +24,7 @@ Run::
 
 import argparse
 import csv
+import os
 import time
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from sklearn_sketch import (
     TensorSketch,
     TensorSRHT,
 )
-from sklearn_sketch.datasets import get_data_home, load_mnist
+from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
 
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -159,7 +160,7 @@ def main(argv=None):
         Path(args.output_dir).mkdir(parents=True, exist_ok=True)
         plot(read_csv(args.replot), Path(args.output_dir) / "polynomial_sketches.png")
         return None
-    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
+    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
 
@@ -170,7 +171,7 @@ def main(argv=None):
     methods = args.methods.split(",")
     degrees = [int(p) for p in args.degrees.split(",")]
 
-    X, _ = load_mnist(data_home, subset="test")
+    X, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X = X[:n_images]
     X /= np.linalg.norm(X, axis=1, keepdims=True)  # unit-normalized, float32
     X64 = X.astype(np.float64)

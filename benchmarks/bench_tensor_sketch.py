@@ -25,6 +25,7 @@ Run::
 """
 
 import argparse
+import os
 import time
 import tracemalloc
 from pathlib import Path
@@ -35,7 +36,7 @@ from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 from sklearn.kernel_approximation import PolynomialCountSketch
 
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import get_data_home, load_20newsgroups_counts, load_mnist
+from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_20newsgroups_counts, fetch_mnist
 
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -148,14 +149,14 @@ def main():
     )
     args = parser.parse_args()
     sklearn_repeats = 0 if args.no_sklearn else args.sklearn_repeats
-    data_home = get_data_home(args.data_home) or DEFAULT_DATA_HOME
+    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
 
     n_mnist, n_news, n_components = (500, 100, 1024) if args.quick else (10000, 2000, 4096)
     repeats = 1 if args.quick else args.repeats
 
-    X_mnist, _ = load_mnist(data_home, subset="test")
+    X_mnist, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X_mnist = X_mnist[:n_mnist]
-    X_news, _ = load_20newsgroups_counts(data_home, subset="train")
+    X_news, _ = fetch_20newsgroups_counts(data_home, subset="train", return_X_y=True)
     X_news = X_news[:n_news].astype(np.float64)
     if args.quick:
         # scikit-learn loops over features in Python: a minute on all 130107.

@@ -19,8 +19,9 @@ indices. The hash arithmetic below is that of ``_hashing.polynomial_hash``
 uint64 constants only.
 """
 
-import numba
 import numpy as np
+
+from ._numba import kernel
 
 _P = np.uint64((1 << 61) - 1)
 _LOW31 = np.uint64((1 << 31) - 1)
@@ -32,14 +33,14 @@ _U31 = np.uint64(31)
 _U61 = np.uint64(61)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _fold(x):
     """Partly reduce ``x < 2**64`` modulo P: congruent and ``<= P``."""
     x = (x & _P) + (x >> _U61)
     return (x & _P) + (x >> _U61)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _mulmod(a, b):
     """``a * b`` modulo P, partly reduced, for ``a, b <= 2**61`` (31/30-bit halves)."""
     a_hi, a_lo = a >> _U31, a & _LOW31
@@ -51,7 +52,7 @@ def _mulmod(a, b):
     return _fold(total)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _mulmod_small(a, b):
     """``a * b`` modulo P, partly reduced, for ``a <= 2**61`` and ``b < 2**31``."""
     high = (a >> _U31) * b
@@ -61,7 +62,7 @@ def _mulmod_small(a, b):
     return _fold(total)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _polynomial_hash(coefficients, key):
     """The polynomial hash (Horner order coefficients) of one uint64 key, in ``[0, P)``."""
     value = coefficients[0]
@@ -72,7 +73,7 @@ def _polynomial_hash(coefficients, key):
     return _U0 if value == _P else value
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _entry_hashes(key, bucket_hashes, sign_hashes, scales, shifts, width, s):
     """Bucket and signed scale of ``key`` under hashed sketch ``s``."""
     bucket = _polynomial_hash(bucket_hashes[s], key) % width
@@ -82,14 +83,14 @@ def _entry_hashes(key, bucket_hashes, sign_hashes, scales, shifts, width, s):
     return np.intp(bucket), sign
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _start_row(out, i):
     """Zero row ``i`` of every sketch."""
     for s in range(out.shape[0]):
         out[s, i, :] = 0
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _finish_row(out, i, constant_buckets, constant_values):
     """Add each sketch's constant (a bucket below 0: none) after the row's entries."""
     for s in range(out.shape[0]):
@@ -97,7 +98,7 @@ def _finish_row(out, i, constant_buckets, constant_values):
             out[s, i, constant_buckets[s]] += constant_values[s]
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _scatter_csr_tables(indptr, indices, data, buckets, signs, constant_buckets,
                         constant_values, out):
     """Count Sketches of CSR rows; key ``j`` goes to ``buckets[s, j]`` with ``signs[s, j]``."""
@@ -114,7 +115,7 @@ def _scatter_csr_tables(indptr, indices, data, buckets, signs, constant_buckets,
         _finish_row(out, i, constant_buckets, constant_values)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _scatter_dense_tables(X, buckets, signs, constant_buckets, constant_values, out):
     """:func:`_scatter_csr_tables` of the nonzeros of dense rows, in column order."""
     product = np.empty(1, dtype=out.dtype)
@@ -129,7 +130,7 @@ def _scatter_dense_tables(X, buckets, signs, constant_buckets, constant_values, 
         _finish_row(out, i, constant_buckets, constant_values)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _scatter_csr_hashed(indptr, indices, data, bucket_hashes, sign_hashes, scales, shifts,
                         constant_buckets, constant_values, out):
     """Count Sketches of CSR rows; key ``j`` goes to bucket ``(h_s(j) + shifts[s]) mod width``
@@ -149,7 +150,7 @@ def _scatter_csr_hashed(indptr, indices, data, bucket_hashes, sign_hashes, scale
         _finish_row(out, i, constant_buckets, constant_values)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _scatter_dense_hashed(X, bucket_hashes, sign_hashes, scales, shifts, constant_buckets,
                           constant_values, out):
     """:func:`_scatter_csr_hashed` of the nonzeros of dense rows, in column order."""
@@ -169,7 +170,7 @@ def _scatter_dense_hashed(X, bucket_hashes, sign_hashes, scales, shifts, constan
         _finish_row(out, i, constant_buckets, constant_values)
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def _hashed_unit_entries(coefficients, columns, stride, real_values, imag_values, out):
     """Entries ``out[c, k] = real_values[code]``, ``out[c, m + k] = imag_values[code]``
     of a projection whose entry (row ``k``, column ``columns[c]``) is the unit
