@@ -141,13 +141,11 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     References
     ----------
-    Ioffe, S. "Improved Consistent Sampling, Weighted Minhash and L1
-    Sketching." ICDM 2010.
-
-    Li, P. "0-Bit Consistent Weighted Sampling." KDD 2015.
-
-    Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
-    KDD 2017.
+    .. [1] Ioffe, S. "Improved Consistent Sampling, Weighted Minhash and L1
+       Sketching." ICDM 2010.
+    .. [2] Li, P. "0-Bit Consistent Weighted Sampling." KDD 2015.
+    .. [3] Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
+       KDD 2017.
 
     Examples
     --------
