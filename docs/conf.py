@@ -17,7 +17,6 @@ from pathlib import Path
 import sklearn_sketch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))  # examples import their siblings
 
 project = "sklearn-sketch"
 author = "sklearn-sketch developers"
@@ -30,6 +29,8 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",  # [source] links on the API pages
+    "sphinx-mathjax-offline",  # MathJax served with the pages: math renders offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -85,17 +86,56 @@ html_theme_options = {"navigation_with_keys": False}
 
 
 def _gallery_argv(script_name, gallery_conf):
-    """Run the examples on their quick settings, writing into the build folder."""
-    output_dir = ROOT / "docs" / "_build" / "example_output"
-    return ["--quick", "--output-dir", str(output_dir)]
+    """Run the examples on their quick settings.
+
+    The examples run in their own folder: their tables go to ``output/`` there
+    (ignored by git), as when a reader runs them, and the pages show that
+    relative path rather than the build machine's.
+    """
+    return ["--quick", "--output-dir", "output"]
+
+
+# The gallery in reading order, family by family, the main reproduction first.
+EXAMPLE_ORDER = [
+    "reproduce_tables.py",
+    "choosing_a_sketch.py",
+    "pham_pagh_table1.py",
+    "polynomial_sketches_comparison.py",
+    "core_svm_table.py",
+    "core_figure3_mse.py",
+    "min_max_svm_table.py",
+    "out_of_core_core_hasher.py",
+    "kernel_jl_clustering.py",
+    "rbf_random_features.py",
+]
+
+
+class ExampleOrder:
+    """Sort key of the gallery: EXAMPLE_ORDER, then any other example by name."""
+
+    def __init__(self, src_dir):
+        self.src_dir = src_dir
+
+    def __call__(self, filename):
+        rank = EXAMPLE_ORDER.index(filename) if filename in EXAMPLE_ORDER else len(EXAMPLE_ORDER)
+        return (rank, filename)
+
+    def __repr__(self):
+        return "ExampleOrder"
 
 
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": ".*",  # execute every example
-    "ignore_pattern": r"__init__\.py|_common\.py",
+    "ignore_pattern": r"__init__\.py",
     "reset_argv": _gallery_argv,
+    "within_subsection_order": ExampleOrder,
+    # "Examples using X" at the end of each API page.
+    "doc_module": ("sklearn_sketch",),
+    "backreferences_dir": "generated/backreferences",
+    # Figures of a cell one below the other, each at full width.
+    "image_scrapers": ("matplotlib",),
     "download_all_examples": False,
     "plot_gallery": "True",
     "remove_config_comments": True,

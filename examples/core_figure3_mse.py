@@ -30,18 +30,81 @@ Run::
     python examples/core_figure3_mse.py [--quick] [--data-home DIR] [--output-dir DIR]
 """
 
-import matplotlib
+import argparse
+import os
+import sys
+from pathlib import Path
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
-from _common import data_home_and_output_dir, example_parser, has_data  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import scipy.sparse as sp
 
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import (  # noqa: E402
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import (
     fetch_20newsgroups_counts,
+    get_data_home,
 )
+
+
+# %%
+# Command line and data
+# ---------------------
+# Run as a script, ``--quick`` selects the small settings this page shows
+# (seconds) and no flag the paper-size run; in a notebook the quick settings
+# apply. ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
+# without them the example runs on stand-in data and says so. ``--download``
+# fetches the missing ones instead, and ``--output-dir`` receives the tables
+# and figures.
+
+HERE = Path(globals().get("__file__", "example.py")).resolve().parent
+# In a checkout of the project, the prepared data sets sit beside it.
+SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
+DOWNLOAD = False  # set from --download
+
+
+def example_parser(description):
+    """An argument parser with the options every example accepts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
+    parser.add_argument(
+        "--download", action="store_true",
+        help="download the missing real data sets instead of using stand-in data",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+    )
+    return parser
+
+
+def parse_settings(parser, argv=None):
+    """The command line's settings; in a notebook, the quick ones.
+
+    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
+    """
+    global DOWNLOAD
+    args, _ = parser.parse_known_args(argv)
+    args.quick = args.quick or "ipykernel" in sys.modules
+    DOWNLOAD = args.download
+    return args
+
+
+def data_home_and_output_dir(args):
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
+    beside a checkout of the project, else the fetchers' default folder."""
+    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
+    output_dir = Path(args.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return data_home, output_dir
+
+
+def has_data(data_home, folder):
+    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
+    return DOWNLOAD or Path(data_home, folder).is_dir()
 
 PAIRS = [("of", "the"), ("hong", "kong")]
 
@@ -102,7 +165,7 @@ def empirical_mse(pair_matrix, k_max, n_repeats, kernel, exact):
 def main(argv=None):
     parser = example_parser("Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory.")
     parser.add_argument("--repeats", type=int, default=None)
-    args = parser.parse_args(argv)
+    args = parse_settings(parser, argv)
     data_home, out = data_home_and_output_dir(args)
     k_max = 100 if args.quick else 1000
     n_repeats = args.repeats or (10 if args.quick else 100)

@@ -32,23 +32,95 @@ Run::
         [--no-exact]
 """
 
+import argparse
 import csv
+import os
+import sys
 import time
+from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.metrics.pairwise import linear_kernel
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import normalize
+from sklearn.svm import SVC, LinearSVC
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
-from sklearn.metrics.pairwise import linear_kernel  # noqa: E402
-from sklearn.preprocessing import normalize  # noqa: E402
-from _common import data_home_and_output_dir, digits_split, example_parser, has_data  # noqa: E402
-from sklearn.svm import SVC, LinearSVC  # noqa: E402
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import fetch_mnist, fetch_sector, get_data_home
+from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_mnist, fetch_sector  # noqa: E402
-from sklearn_sketch.metrics import core_kernel, resemblance_kernel  # noqa: E402
+
+# %%
+# Command line and data
+# ---------------------
+# Run as a script, ``--quick`` selects the small settings this page shows
+# (seconds) and no flag the paper-size run; in a notebook the quick settings
+# apply. ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
+# without them the example runs on stand-in data and says so. ``--download``
+# fetches the missing ones instead, and ``--output-dir`` receives the tables
+# and figures.
+
+HERE = Path(globals().get("__file__", "example.py")).resolve().parent
+# In a checkout of the project, the prepared data sets sit beside it.
+SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
+DOWNLOAD = False  # set from --download
+
+
+def example_parser(description):
+    """An argument parser with the options every example accepts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
+    parser.add_argument(
+        "--download", action="store_true",
+        help="download the missing real data sets instead of using stand-in data",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+    )
+    return parser
+
+
+def parse_settings(parser, argv=None):
+    """The command line's settings; in a notebook, the quick ones.
+
+    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
+    """
+    global DOWNLOAD
+    args, _ = parser.parse_known_args(argv)
+    args.quick = args.quick or "ipykernel" in sys.modules
+    DOWNLOAD = args.download
+    return args
+
+
+def data_home_and_output_dir(args):
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
+    beside a checkout of the project, else the fetchers' default folder."""
+    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
+    output_dir = Path(args.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return data_home, output_dir
+
+
+def has_data(data_home, folder):
+    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
+    return DOWNLOAD or Path(data_home, folder).is_dir()
+
+
+def digits_split(test_size=0.3):
+    """scikit-learn's bundled digits scaled to [0, 1], stratified split: the stand-in data."""
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        (X / 16.0).astype(np.float32), y, test_size=test_size, stratify=y, random_state=0
+    )
+    return X_train, y_train, X_test, y_test
 
 # Our reference measurement, MNIST10k with the test set cut to 10000 rows.
 REFERENCE = {
@@ -118,7 +190,7 @@ def main(argv=None):
                         help="CoREHasher's hashing schemes (default: both; oph with --quick)")
     parser.add_argument("--no-exact", action="store_true",
                         help="skip the exact kernel SVMs (the slow part)")
-    args = parser.parse_args(argv)
+    args = parse_settings(parser, argv)
     data_home, out = data_home_and_output_dir(args)
     if args.datasets is None:
         # Sector's 105 classes leave ~10 rows per class in the quick subsample:

@@ -53,8 +53,11 @@ Writes out_of_core.csv, out_of_core.md and out_of_core.png to the output
 folder (default examples/output/).
 """
 
+import argparse
 import functools
+import os
 import resource
+import sys
 import tarfile
 import time
 import zlib
@@ -62,16 +65,80 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-from _common import data_home_and_output_dir, example_parser, write_csv
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import SGDClassifier
 
 from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import get_data_home
 
 ARCHIVE = ("20newsgroups", "20news-bydate.tar.gz")
 VECTORIZER = HashingVectorizer(
     n_features=2**18, alternate_sign=False, norm=None, dtype=np.float32
 )
+
+
+# %%
+# Command line and data
+# ---------------------
+# Run as a script, ``--quick`` selects the small settings this page shows
+# (seconds) and no flag the paper-size run; in a notebook the quick settings
+# apply. ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
+# without them the example runs on stand-in data and says so. ``--download``
+# fetches the missing ones instead, and ``--output-dir`` receives the tables
+# and figures.
+
+HERE = Path(globals().get("__file__", "example.py")).resolve().parent
+# In a checkout of the project, the prepared data sets sit beside it.
+SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
+DOWNLOAD = False  # set from --download
+
+
+def example_parser(description):
+    """An argument parser with the options every example accepts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
+    parser.add_argument(
+        "--download", action="store_true",
+        help="download the missing real data sets instead of using stand-in data",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+    )
+    return parser
+
+
+def parse_settings(parser, argv=None):
+    """The command line's settings; in a notebook, the quick ones.
+
+    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
+    """
+    global DOWNLOAD
+    args, _ = parser.parse_known_args(argv)
+    args.quick = args.quick or "ipykernel" in sys.modules
+    DOWNLOAD = args.download
+    return args
+
+
+def data_home_and_output_dir(args):
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
+    beside a checkout of the project, else the fetchers' default folder."""
+    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
+    output_dir = Path(args.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return data_home, output_dir
+
+
+def write_csv(path, rows):
+    """Write a list of dicts as CSV, columns in first-seen order."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    lines = [",".join(columns)]
+    lines += [",".join(str(row.get(column, "")) for column in columns) for row in rows]
+    Path(path).write_text("\n".join(lines) + "\n")
 
 
 def read_archive(path, split):
@@ -277,7 +344,7 @@ def main():
     parser.add_argument("--n-components", type=int, default=256, help="CoREHasher hashes k")
     parser.add_argument("--alpha", type=float, default=1e-5, help="SGDClassifier alpha")
     parser.add_argument("--no-dask", action="store_true", help="skip part 2 (dask cluster)")
-    args = parser.parse_args()
+    args = parse_settings(parser)
     # --quick: two reads of a sixteenth of the training split (1 in 4 of
     # a quarter slice kept), an eighth of the test split.
     args.keep_every, test_every = 1, 1

@@ -29,20 +29,105 @@ Run::
         [--runs 5] [--data-home DIR] [--output-dir DIR]
 """
 
+# sphinx_gallery_multi_image = "single"
+
+import argparse
+import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import Nystroem, PolynomialCountSketch
+from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, normalize
 from sklearn.svm import SVC, LinearSVC
 
-from _common import data_home_and_output_dir, digits_split, example_parser, has_data, write_csv
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import fetch_a9a, fetch_mnist
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist, get_data_home
+
+
+# %%
+# Command line and data
+# ---------------------
+# Run as a script, ``--quick`` selects the small settings this page shows
+# (seconds) and no flag the paper-size run; in a notebook the quick settings
+# apply. ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
+# without them the example runs on stand-in data and says so. ``--download``
+# fetches the missing ones instead, and ``--output-dir`` receives the tables
+# and figures.
+
+HERE = Path(globals().get("__file__", "example.py")).resolve().parent
+# In a checkout of the project, the prepared data sets sit beside it.
+SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
+DOWNLOAD = False  # set from --download
+
+
+def example_parser(description):
+    """An argument parser with the options every example accepts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
+    parser.add_argument(
+        "--download", action="store_true",
+        help="download the missing real data sets instead of using stand-in data",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+    )
+    return parser
+
+
+def parse_settings(parser, argv=None):
+    """The command line's settings; in a notebook, the quick ones.
+
+    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
+    """
+    global DOWNLOAD
+    args, _ = parser.parse_known_args(argv)
+    args.quick = args.quick or "ipykernel" in sys.modules
+    DOWNLOAD = args.download
+    return args
+
+
+def data_home_and_output_dir(args):
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
+    beside a checkout of the project, else the fetchers' default folder."""
+    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
+    output_dir = Path(args.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return data_home, output_dir
+
+
+def has_data(data_home, folder):
+    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
+    return DOWNLOAD or Path(data_home, folder).is_dir()
+
+
+def digits_split(test_size=0.3):
+    """scikit-learn's bundled digits scaled to [0, 1], stratified split: the stand-in data."""
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        (X / 16.0).astype(np.float32), y, test_size=test_size, stratify=y, random_state=0
+    )
+    return X_train, y_train, X_test, y_test
+
+
+def write_csv(path, rows):
+    """Write a list of dicts as CSV, columns in first-seen order."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    lines = [",".join(columns)]
+    lines += [",".join(str(row.get(column, "")) for column in columns) for row in rows]
+    Path(path).write_text("\n".join(lines) + "\n")
 
 # The four kernels of Table 1: (label, degree, coef0), gamma = 1.
 KERNELS = [
@@ -259,7 +344,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--datasets", nargs="+", default=None, choices=["mnist", "a9a", "digits"],
                         help="default: mnist a9a (those present in --data-home), else digits")
-    args = parser.parse_args(argv)
+    args = parse_settings(parser, argv)
     data_home, output_dir = data_home_and_output_dir(args)
     datasets = args.datasets or default_datasets(data_home)
 

@@ -28,23 +28,87 @@ Writes rbf_features.csv / rbf_features.md and rbf_features.png to the
 output folder (default examples/output/).
 """
 
+import argparse
+import os
+import sys
 import time
+from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.kernel_approximation import Nystroem, RBFSampler
+from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import SVC, LinearSVC
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from _common import data_home_and_output_dir, example_parser, write_csv  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.kernel_approximation import Nystroem, RBFSampler  # noqa: E402
-from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.svm import SVC, LinearSVC  # noqa: E402
+from sklearn_sketch import OrthogonalRBFSampler
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist, get_data_home
 
-from sklearn_sketch import OrthogonalRBFSampler  # noqa: E402
-from sklearn_sketch.datasets import fetch_a9a, fetch_mnist  # noqa: E402
+
+# %%
+# Command line and data
+# ---------------------
+# Run as a script, ``--quick`` selects the small settings this page shows
+# (seconds) and no flag the paper-size run; in a notebook the quick settings
+# apply. ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
+# without them the example runs on stand-in data and says so. ``--download``
+# fetches the missing ones instead, and ``--output-dir`` receives the tables
+# and figures.
+
+HERE = Path(globals().get("__file__", "example.py")).resolve().parent
+# In a checkout of the project, the prepared data sets sit beside it.
+SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
+DOWNLOAD = False  # set from --download
+
+
+def example_parser(description):
+    """An argument parser with the options every example accepts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
+    parser.add_argument(
+        "--download", action="store_true",
+        help="download the missing real data sets instead of using stand-in data",
+    )
+    parser.add_argument(
+        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+    )
+    return parser
+
+
+def parse_settings(parser, argv=None):
+    """The command line's settings; in a notebook, the quick ones.
+
+    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
+    """
+    global DOWNLOAD
+    args, _ = parser.parse_known_args(argv)
+    args.quick = args.quick or "ipykernel" in sys.modules
+    DOWNLOAD = args.download
+    return args
+
+
+def data_home_and_output_dir(args):
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
+    beside a checkout of the project, else the fetchers' default folder."""
+    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+        data_home = SHARED_DATA_HOME
+    else:
+        data_home = get_data_home(args.data_home)
+    output_dir = Path(args.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return data_home, output_dir
+
+
+def write_csv(path, rows):
+    """Write a list of dicts as CSV, columns in first-seen order."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    lines = [",".join(columns)]
+    lines += [",".join(str(row.get(column, "")) for column in columns) for row in rows]
+    Path(path).write_text("\n".join(lines) + "\n")
 
 METHODS = ["RBFSampler", "Nystroem", "orf", "sorf", "fastfood"]
 
@@ -164,7 +228,7 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS,
                         help="feature methods of --full")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact SVC in --full")
-    args = parser.parse_args(argv)
+    args = parse_settings(parser, argv)
     data_home, out = data_home_and_output_dir(args)
     if args.full:
         n_exact = 0 if args.no_exact else args.n_exact

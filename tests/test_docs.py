@@ -81,3 +81,29 @@ def test_intersphinx_maps_the_projects_we_cite():
         assert url.startswith("https://") and url.endswith("/")
         # The web inventory first, an empty local one when offline.
         assert locations[0] is None and Path(locations[1]).is_file()
+
+
+def test_math_renders_offline(html):
+    """MathJax comes with the pages, not from a CDN: an offline reader sees math."""
+    page = (html / "user_guide" / "tensor_sketch.html").read_text()
+    scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', page, re.I)
+    assert scripts and not any(src.startswith(("http:", "https:", "//")) for src in scripts)
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_api_page_links_source_and_examples(html, name):
+    page = (html / "generated" / f"sklearn_sketch.{name}.html").read_text()
+    assert "viewcode-link" in page, f"{name}: no [source] link"
+    if name != "BaseSketch":
+        assert "Examples using" in page and "sphx-glr-thumbcontainer" in page, (
+            f"{name}: no 'Examples using {name}' mini-gallery"
+        )
+
+
+def test_landing_page_says_which_estimator(html):
+    page = (html / "index.html").read_text()
+    public = [n for n in ESTIMATORS if n != "BaseSketch"]
+    missing = [n for n in public if f"sklearn_sketch.{n}.html" not in page]
+    assert not missing, f"the landing page's table does not link {missing}"
+    assert "pip install sklearn-sketch" in re.sub(r"<[^>]+>", "", page)

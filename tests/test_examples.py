@@ -4,10 +4,14 @@ The examples are what users copy from; running them here keeps them from
 rotting. Each takes ``--quick``, ``--data-home`` and ``--output-dir``, and
 draws at least one figure. Here they run on the real data sets; without them
 they fall back on bundled or synthetic data, which CI's documentation build
-on a clean clone exercises.
+on a clean clone exercises. Each also runs alone, as the gallery's download
+buttons hand it out: copied into an empty folder, with a notebook kernel's
+own arguments on its command line.
 """
 
+import ast
 import os
+import shutil
 import subprocess
 import sys
 
@@ -36,6 +40,57 @@ def run_example(name, output_dir, data_home=None):
 
 def test_every_example_is_tested():
     assert "reproduce_tables.py" in EXAMPLES and len(EXAMPLES) >= 2
+
+
+def imported_modules(path):
+    """Top-level names of the modules a script imports, anywhere in it."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            names.add("." * node.level)
+    return names
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_imports_nothing_beside_it(name):
+    """A downloaded example has no sibling modules to import."""
+    local = {p.stem for p in EXAMPLES_DIR.glob("*.py")} | {"."}
+    assert not imported_modules(EXAMPLES_DIR / name) & local
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_keeps_its_figures_open(name):
+    """No backend forced and no figure closed: a notebook and the gallery show them."""
+    text = (EXAMPLES_DIR / name).read_text()
+    assert "matplotlib.use(" not in text and "plt.close(" not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_runs_alone_as_downloaded(name, tmp_path):
+    """Copied into an empty folder, with an empty data folder, as a notebook runs it.
+
+    A notebook kernel starts with ``-f <connection file>`` on its command
+    line; the examples ignore arguments that are not theirs.
+    """
+    script = tmp_path / name
+    shutil.copy(EXAMPLES_DIR / name, script)
+    command = [sys.executable, str(script), "--quick", "-f", str(tmp_path / "kernel.json")]
+    python_path = os.pathsep.join(filter(None, [str(EXAMPLES_DIR.parent), os.environ.get("PYTHONPATH")]))
+    (tmp_path / "no-data").mkdir()
+    env = dict(
+        os.environ, MPLBACKEND="Agg", PYTHONPATH=python_path,
+        SKLEARN_SKETCH_DATA=str(tmp_path / "no-data"),
+    )
+    result = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
+    )
+    assert result.returncode == 0, f"{name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert any((tmp_path / "output").glob("*.png")), f"{name} drew no figure"
 
 
 @pytest.mark.slow

@@ -357,8 +357,8 @@ class KernelJL(BaseSketch):
 
     References
     ----------
-    Kpotufe, S. and Sriperumbudur, B. K. "Gaussian Sketching yields a J-L
-    Lemma in RKHS." AISTATS 2020.
+    .. [1] Kpotufe, S. and Sriperumbudur, B. K. "Gaussian Sketching yields a J-L
+       Lemma in RKHS." AISTATS 2020.
 
     Examples
     --------

@@ -316,8 +316,8 @@ def gmm_kernel(X, Y=None):
 
     References
     ----------
-    Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
-    KDD 2017.
+    .. [1] Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
+       KDD 2017.
 
     Examples
     --------

@@ -180,12 +180,10 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
 
     References
     ----------
-    Li, P. "CoRE Kernels." UAI 2014.
-
-    Li, P., Owen, A. and Zhang, C.-H. "One Permutation Hashing." NIPS 2012.
-
-    Shrivastava, A. "Optimal Densification for Fast and Accurate Minwise
-    Hashing." ICML 2017.
+    .. [1] Li, P. "CoRE Kernels." UAI 2014.
+    .. [2] Li, P., Owen, A. and Zhang, C.-H. "One Permutation Hashing." NIPS 2012.
+    .. [3] Shrivastava, A. "Optimal Densification for Fast and Accurate Minwise
+       Hashing." ICML 2017.
 
     Examples
     --------

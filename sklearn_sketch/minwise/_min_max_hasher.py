@@ -141,16 +141,13 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     References
     ----------
-    Christiani, T. "DartMinHash: Fast Sketching for Weighted Sets."
-    arXiv:2005.11547, 2020.
-
-    Ioffe, S. "Improved Consistent Sampling, Weighted Minhash and L1
-    Sketching." ICDM 2010.
-
-    Li, P. "0-Bit Consistent Weighted Sampling." KDD 2015.
-
-    Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
-    KDD 2017.
+    .. [1] Christiani, T. "DartMinHash: Fast Sketching for Weighted Sets."
+       arXiv:2005.11547, 2020.
+    .. [2] Ioffe, S. "Improved Consistent Sampling, Weighted Minhash and L1
+       Sketching." ICDM 2010.
+    .. [3] Li, P. "0-Bit Consistent Weighted Sampling." KDD 2015.
+    .. [4] Li, P. "Linearized GMM Kernels and Normalized Random Fourier Features."
+       KDD 2017.
 
     Examples
     --------

@@ -133,9 +133,9 @@ class ComplexToRealSketch(_PolynomialSketchBase):
 
     References
     ----------
-    Wacker, J., Kanagawa, M. and Filippone, M. "Complex-to-real sketches for
-    tensor products with applications to the polynomial kernel."
-    AISTATS 2023.
+    .. [1] Wacker, J., Kanagawa, M. and Filippone, M. "Complex-to-real sketches
+       for tensor products with applications to the polynomial kernel."
+       AISTATS 2023.
 
     Examples
     --------

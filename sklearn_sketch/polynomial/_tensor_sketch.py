@@ -77,8 +77,8 @@ class TensorSketch(CountSketchMap, _PolynomialSketchBase):
 
     References
     ----------
-    Pham, N. and Pagh, R. "Fast and scalable polynomial kernels via explicit
-    feature maps." KDD 2013.
+    .. [1] Pham, N. and Pagh, R. "Fast and scalable polynomial kernels via
+       explicit feature maps." KDD 2013.
 
     Examples
     --------

@@ -82,11 +82,10 @@ class TensorSRHT(SRHTMap, _PolynomialSketchBase):
 
     References
     ----------
-    Ahle, T. D. et al. "Oblivious sketching of high-degree polynomial
-    kernels." SODA 2020.
-
-    Wacker, J., Kanagawa, M. and Filippone, M. "Improved random features for
-    dot product kernels." arXiv:2201.08712, 2022.
+    .. [1] Ahle, T. D. et al. "Oblivious sketching of high-degree polynomial
+       kernels." SODA 2020.
+    .. [2] Wacker, J., Kanagawa, M. and Filippone, M. "Improved random features
+       for dot product kernels." arXiv:2201.08712, 2022.
 
     Examples
     --------

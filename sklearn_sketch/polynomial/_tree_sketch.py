@@ -99,9 +99,9 @@ class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
 
     References
     ----------
-    Ahle, T. D., Kapralov, M., Knudsen, J. B. T., Pagh, R., Velingker, A.,
-    Woodruff, D. P. and Zandieh, A. "Oblivious sketching of high-degree
-    polynomial kernels." SODA 2020.
+    .. [1] Ahle, T. D., Kapralov, M., Knudsen, J. B. T., Pagh, R., Velingker, A.,
+       Woodruff, D. P. and Zandieh, A. "Oblivious sketching of high-degree
+       polynomial kernels." SODA 2020.
 
     Examples
     --------

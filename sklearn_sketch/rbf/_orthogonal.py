@@ -327,14 +327,14 @@ class OrthogonalRBFSampler(BaseSketch):
 
     References
     ----------
-    * Rahimi, A. and Recht, B. "Random Features for Large-Scale Kernel
-      Machines." NeurIPS 2007.
-    * Le, Q., Sarlos, T. and Smola, A. "Fastfood - Approximating Kernel
-      Expansions in Loglinear Time." ICML 2013.
-    * Sutherland, D. J. and Schneider, J. "On the Error of Random Fourier
-      Features." UAI 2015.
-    * Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and
-      Kumar, S. "Orthogonal Random Features." NeurIPS 2016.
+    .. [1] Rahimi, A. and Recht, B. "Random Features for Large-Scale Kernel
+       Machines." NeurIPS 2007.
+    .. [2] Le, Q., Sarlos, T. and Smola, A. "Fastfood - Approximating Kernel
+       Expansions in Loglinear Time." ICML 2013.
+    .. [3] Sutherland, D. J. and Schneider, J. "On the Error of Random Fourier
+       Features." UAI 2015.
+    .. [4] Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and Kumar,
+       S. "Orthogonal Random Features." NeurIPS 2016.
 
     Examples
     --------
