@@ -9,8 +9,6 @@ from sklearn.utils import check_random_state
 from .._base import BaseSketch
 from ..utils._chunking import (
     HASHING_CHUNK_MIB,
-    MINWISE_TABLE_BYTES,
-    OPH_TABLE_BYTES,
     check_allocation,
 )
 from ..utils._compat import StrOptions
@@ -33,7 +31,6 @@ from ._positions import (
     densification_tables,
     minwise_positions,
     nnz_chunks,
-    oph_key_table,
     oph_positions,
 )
 from ._projection import FEATURE_BLOCK, PROJECTIONS, project
@@ -316,27 +313,30 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         n_samples = X.shape[0]
         nonempty = np.diff(X.indptr) > 0
         n_nonempty = int(nonempty.sum())
-        X = _rescale_extreme_rows(X, nonempty)
-
         width = self._block_width
         indptr = output_indptr(nonempty, k, width)
-        # The column codes, and for "core2" the hashed values, are written
-        # chunk by chunk of hashed rows while the positions are in cache.
+        # Positions in X of the hashes' minima, int32 where they fit.
+        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
+        positions = np.empty((n_nonempty, k), dtype=position_dtype)
+        self._hash_positions(X, positions)
         codes = np.empty((n_nonempty, k), dtype=indptr.dtype)
-        values = np.empty((n_nonempty, k), dtype=X.dtype)
-        for rows, positions in self._hash_positions(X):
-            locations = gather(X.indices, positions)
-            write_codes(
-                locations, self.bucket_coefficients_, self.b_bits, width,
-                X.shape[1], codes[rows],
-            )
+        write_codes(
+            X.indices, self.bucket_coefficients_, self.b_bits, width, X.shape[1],
+            codes, positions=positions,
+        )
+        if self.kernel == "resemblance":
+            # The values do not depend on the data: no rescaling needed.
+            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=X.dtype)
+        else:
+            X = _rescale_extreme_rows(X, nonempty)
+            values = np.empty((n_nonempty, k), dtype=X.dtype)
             if self.kernel == "core2":
-                gather(X.data, positions, out=values[rows])
-        # Non-finite input (possible only under assume_finite=True) gives NaN
-        # values, as documented, rather than warnings about the arithmetic.
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            values = self._scaled_values(X, nonempty, values)
-
+                gather(X.data, positions, out=values)
+            # Non-finite input (possible only under assume_finite=True)
+            # gives NaN values, as documented, rather than warnings about
+            # the arithmetic.
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                values = self._scaled_values(X, nonempty, values)
         return sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
@@ -345,9 +345,6 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         """The output values of the nonempty rows (``values`` holds core2's)."""
         k = self.n_components
         dtype = X.dtype
-        if self.kernel == "resemblance":
-            values.fill(1.0 / np.sqrt(k))
-            return values
         norms = np.empty(0)
         if values.shape[0]:
             squares = np.square(X.data, dtype=np.float64)
@@ -363,40 +360,23 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_positions(self, X):
-        """Yield ``(rows, positions)`` by chunks of the nonempty rows.
+    def _hash_positions(self, X, out):
+        """Write into ``out`` the positions of the hashes' minima in the nonempty rows.
 
-        ``positions[i, j]`` is the position in ``X.data`` of the minimum of
-        hash ``j`` in the nonempty row number ``rows.start + i``.
+        ``out[i, j]`` is the position in ``X.data`` of the minimum of hash
+        ``j`` in the nonempty row number ``i``. The rows are hashed by
+        chunks of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a
+        chunk's entries are its only temporary).
         """
-        k = self.n_components
         if self.hashing == "oph":
-            probes, inverse = densification_tables(self.probe_coefficients_, k)
-            key_table = None
-            if X.shape[1] <= X.nnz:
-                key_table = oph_key_table(self.hash_coefficients_[0], X.shape[1])
+            tables = densification_tables(self.probe_coefficients_, self.n_components)
         done = 0
-        table_bytes = OPH_TABLE_BYTES if self.hashing == "oph" else MINWISE_TABLE_BYTES
-        max_rows = max(1, table_bytes // (8 * k))
-        for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
-            offset = X.indptr[start]
-            indices = X.indices[offset : X.indptr[stop]]
-            indptr = X.indptr[start : stop + 1] - offset
+        for start, stop in nnz_chunks(X.indptr):
+            indptr = X.indptr[start : stop + 1]
+            indices = X.indices[indptr[0] : indptr[-1]]
+            rows = slice(done, done + np.count_nonzero(np.diff(indptr)))
             if self.hashing == "minwise":
-                chunk = minwise_positions(indices, indptr, self.hash_coefficients_)
+                minwise_positions(indices, indptr, self.hash_coefficients_, out=out[rows])
             else:
-                chunk = oph_positions(
-                    indices,
-                    indptr,
-                    self.hash_coefficients_[0],
-                    probes,
-                    key_table,
-                    inverse,
-                )
-            # Offset in a dtype that holds positions of the whole X (int64
-            # for 2**31 entries or more), not in the chunk's int32.
-            if X.nnz >= 2**31:
-                chunk = chunk.astype(np.int64)
-            chunk += chunk.dtype.type(offset)
-            yield slice(done, done + chunk.shape[0]), chunk
-            done += chunk.shape[0]
+                oph_positions(indices, indptr, self.hash_coefficients_[0], tables, out=out[rows])
+            done = rows.stop

@@ -1,0 +1,178 @@
+"""Compiled loops of minwise hashing over the rows of a CSR chunk.
+
+They consume the hash values of the chunk's entries, computed by
+``utils._hash_kernels`` (the home of the compiled hash primitives; a kernel
+never calls a jitted function of another module, since numba checks only
+the caller's file when it decides a cached compile is stale), and the
+densification tables of ``_positions``, which validates and prepares every
+argument. Each loop is a pass over the rows: bin minima and densification
+of one-permutation hashing, or the minima of ``k`` independent hashes.
+Positions are absolute: those of ``indptr``, whose first value is the
+position of the first entry of the value arrays.
+"""
+
+import numpy as np
+from numba import njit
+
+_U32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(nogil=True, cache=True)
+def _oph_positions(hashes, indptr, probe_table, probing_bins, bounds, sparse_bins, out):
+    """One-permutation hashing with optimal densification, row by row.
+
+    Entry ``p`` falls in bin ``(hashes[p] * k) >> 32``; each bin of a row
+    keeps its entry of smallest hash (ties: the first, i.e. the smallest
+    coordinate). Every nonempty row writes the position of each bin's entry
+    into the next row of ``out``, an empty bin that of the bin its probe
+    sequence hits first (:func:`_densify_row`).
+    """
+    n_bins = probe_table.shape[1]
+    n_bins_64 = np.uint64(n_bins)
+    base = indptr[0]
+    # (hash, offset in the row) packed in one uint64: its minimum is the
+    # bin's entry, found without a branch.
+    best = np.empty(n_bins, dtype=np.uint64)
+    filled = np.empty(n_bins, dtype=np.int32)
+    work = np.empty((3, n_bins), dtype=np.int32)
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        best[:] = _EMPTY
+        for p in range(start, stop):
+            h = np.uint64(hashes[p])
+            b = (h * n_bins_64) >> _U32
+            best[b] = min(best[b], (h << _U32) | np.uint64(p - start))
+        for j in range(n_bins):
+            filled[j] = best[j] != _EMPTY
+        source = work[0]
+        _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, work[1], work[2])
+        first = base + start
+        for j in range(n_bins):
+            out[row, j] = first + np.int64(best[source[j]] & _LOW32)
+        row += 1
+
+
+@njit(nogil=True, cache=True)
+def _binned_positions(bin_hashes, order, indptr, probe_table, probing_bins, bounds, sparse_bins, out):
+    """:func:`_oph_positions` with the order within a bin given by ``order``.
+
+    Entry ``p`` falls in bin ``(bin_hashes[p] * k) >> 32`` and each bin
+    keeps its entry of smallest ``order[p]`` (ties: the first).
+    """
+    n_bins = probe_table.shape[1]
+    n_bins_64 = np.uint64(n_bins)
+    base = indptr[0]
+    best = np.empty(n_bins, dtype=order.dtype)
+    best_position = np.empty(n_bins, dtype=np.int64)
+    filled = np.empty(n_bins, dtype=np.int32)
+    work = np.empty((3, n_bins), dtype=np.int32)
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        best_position[:] = -1
+        for p in range(start, stop):
+            b = (np.uint64(bin_hashes[p]) * n_bins_64) >> _U32
+            if best_position[b] < 0 or order[p] < best[b]:
+                best[b] = order[p]
+                best_position[b] = p
+        for j in range(n_bins):
+            filled[j] = best_position[j] >= 0
+        source = work[0]
+        _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, work[1], work[2])
+        for j in range(n_bins):
+            out[row, j] = base + best_position[source[j]]
+        row += 1
+
+
+@njit(nogil=True, cache=True)
+def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, pending, filled_bins):
+    """Source bin of every bin of a row: itself if filled, else its first probe hit.
+
+    The probe of bin ``j`` at attempt ``t`` is ``probe_table[t, j]``; an
+    empty bin takes the first filled bin of its sequence, or, when every
+    attempt misses, the first filled bin after it (circularly). A row with
+    fewer than ``sparse_bins`` filled bins is settled from its filled bins,
+    by increasing attempt, through the inverse lists of the probes (each of
+    its empty bins would need many attempts); the others attempt by
+    attempt over the list of the bins still empty, without a branch. The
+    two ways give the same sources.
+    """
+    n_attempts, n_bins = probe_table.shape
+    n_filled = 0
+    n_pending = 0
+    for j in range(n_bins):
+        is_filled = filled[j]
+        source[j] = j if is_filled else -1
+        filled_bins[n_filled] = j
+        pending[n_pending] = j
+        n_filled += is_filled
+        n_pending += 1 - is_filled
+    if n_pending == 0:
+        return
+    if n_filled < sparse_bins:
+        for t in range(n_attempts):
+            for q in range(n_filled):
+                f = filled_bins[q]
+                for pair in range(bounds[f, t], bounds[f, t + 1]):
+                    j = probing_bins[pair]
+                    if source[j] < 0:
+                        source[j] = f
+                        n_pending -= 1
+            if n_pending == 0:
+                return
+        n_pending = 0
+        for j in range(n_bins):
+            pending[n_pending] = j
+            n_pending += source[j] < 0
+    else:
+        for t in range(n_attempts):
+            probes = probe_table[t]
+            kept = 0
+            for q in range(n_pending):
+                # The last probe written to a bin is its first hit: a bin
+                # that hits leaves the list.
+                j = pending[q]
+                f = probes[j]
+                source[j] = f
+                pending[kept] = j
+                kept += 1 - filled[f]
+            n_pending = kept
+            if n_pending == 0:
+                return
+    for q in range(n_pending):
+        j = pending[q]
+        f = j + 1 if j + 1 < n_bins else 0
+        while not filled[f]:
+            f = f + 1 if f + 1 < n_bins else 0
+        source[j] = f
+
+
+@njit(nogil=True, cache=True)
+def _minwise_positions(hashes, indptr, first, out):
+    """Position of each nonempty row's minimum under hashes ``first ..``.
+
+    ``hashes[j, p]`` is the value of entry ``p`` under hash ``first + j``;
+    ties go to the first entry (the smallest coordinate).
+    """
+    base = indptr[0]
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        for j in range(hashes.shape[0]):
+            best = hashes[j, start]
+            best_p = start
+            for p in range(start + 1, stop):
+                if hashes[j, p] < best:
+                    best = hashes[j, p]
+                    best_p = p
+            out[row, first + j] = base + best_p
+        row += 1
