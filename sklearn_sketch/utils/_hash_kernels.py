@@ -115,12 +115,18 @@ def _minwise_hashes(coefficients, indices, out):
 
 @njit(nogil=True, cache=True)
 def _polynomial_hash(coefficients, keys, out):
-    """Horner's rule modulo P of one polynomial at keys ``< P``, fully reduced."""
+    """Horner's rule modulo P at keys ``< P``, fully reduced.
+
+    ``coefficients[:, 0]`` is the polynomial of every key, or, when it has
+    a column per key, ``coefficients[:, i]`` that of key ``i``.
+    """
+    each = coefficients.shape[1] > 1
     for i in range(keys.size):
+        column = i if each else 0
         key = np.uint64(keys[i])
-        value = coefficients[0]
-        for c in range(1, coefficients.size):
-            value = _fold(_mulmod(value, key) + coefficients[c])
+        value = coefficients[0, column]
+        for c in range(1, coefficients.shape[0]):
+            value = _fold(_mulmod(value, key) + coefficients[c, column])
         out[i] = np.uint64(0) if value == _P else value
 
 

@@ -106,26 +106,32 @@ def polynomial_hash(coefficients, keys):
 
     Parameters
     ----------
-    coefficients : ndarray of shape (k,), dtype uint64
+    coefficients : ndarray of shape (k,) or (k, ...), dtype uint64
         Coefficients in Horner order, as returned (row-wise) by
-        :func:`draw_polynomial_hashes`.
+        :func:`draw_polynomial_hashes`. Trailing dimensions broadcast
+        against ``keys``: each key is then hashed by its own polynomial.
     keys : array-like of non-negative integers, each below ``2**61 - 1``
         The keys (for example feature indices).
 
     Returns
     -------
-    values : ndarray of the shape of ``keys``, dtype uint64
+    values : ndarray of the broadcast shape, dtype uint64
         Hash values, uniform on ``[0, 2**61 - 1)``.
     """
     from ._hash_kernels import _polynomial_hash
 
+    coefficients = np.asarray(coefficients, dtype=np.uint64)
     keys = np.asarray(keys)
-    values = np.empty(keys.shape, dtype=np.uint64)
-    _polynomial_hash(
-        np.ascontiguousarray(coefficients, dtype=np.uint64),
-        np.ascontiguousarray(keys).reshape(-1),
-        values.reshape(-1),
-    )
+    shape = np.broadcast_shapes(coefficients.shape[1:], keys.shape)
+    if coefficients.ndim == 1:
+        table = coefficients[:, None]
+    else:
+        table = np.broadcast_to(coefficients, coefficients.shape[:1] + shape)
+        table = table.reshape(coefficients.shape[0], -1)
+    keys = np.broadcast_to(keys, shape).reshape(-1)
+    values = np.empty(shape, dtype=np.uint64)
+    if values.size:
+        _polynomial_hash(np.ascontiguousarray(table), np.ascontiguousarray(keys), values.reshape(-1))
     return values
 
 
