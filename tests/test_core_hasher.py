@@ -187,7 +187,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         whole = hasher.transform(X).toarray()
         monkeypatch.setattr(minhash, "MAX_CHUNK_NNZ", 50)
         orig = minhash.nnz_chunks
-        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_rows=None: orig(indptr, 50, 3))
+        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_nnz=None, max_rows=None: orig(indptr, 50, 3))
         np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
         # The projection as a sum over groups of feature blocks (one block
         # per group) changes the order of the sums only.

@@ -4,16 +4,19 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 
 from .._base import BaseSketch
+
 from ..utils._chunking import (
     HASHING_CHUNK_MIB,
     check_allocation,
+    run_in_threads,
 )
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
-from ..utils._sparse import gather
+from ..utils._sparse import dense_to_csr, gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -29,6 +32,7 @@ from ._positions import (
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
     densification_tables,
+    MAX_CHUNK_NNZ,
     minwise_positions,
     nnz_chunks,
     oph_positions,
@@ -307,23 +311,39 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # jobs would gain little over one.
         return HASHING_CHUNK_MIB / n_jobs
 
-    def _transform_csr(self, X):
-        """The transform of canonical CSR rows (a whole input or a chunk)."""
+    def _chunks(self, X, n_jobs):
+        # "core1": a chunk generates the rows of R its entries touch, so
+        # chunks split per job would each generate about all of them; the
+        # jobs share the work of one chunk instead (_prepare_transform).
+        return super()._chunks(X, 1 if self.kernel == "core1" else n_jobs)
+
+    def _prepare_transform(self, X):
+        """Threads that share the work of a chunk: ``n_jobs`` when it is the only one."""
+        n_jobs = effective_n_jobs(self.n_jobs)
+        if self.kernel != "core1" or n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
+            return 1
+        return n_jobs
+
+    def _transform_chunk(self, X_chunk, out, state):
+        # A dense input is converted to CSR chunk by chunk, never whole.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        return self._transform_csr(X_chunk, n_jobs=state)
+
+    def _transform_csr(self, X, n_jobs=1):
+        """The transform of canonical CSR rows (a whole input or a chunk), in ``n_jobs`` threads."""
         k = self.n_components
         n_samples = X.shape[0]
         nonempty = np.diff(X.indptr) > 0
         n_nonempty = int(nonempty.sum())
         width = self._block_width
         indptr = output_indptr(nonempty, k, width)
-        # Positions in X of the hashes' minima, int32 where they fit.
+        # Positions in X of the hashes' minima (int32 where they fit) and
+        # the column codes of the locations there.
         position_dtype = np.int32 if X.nnz < 2**31 else np.int64
         positions = np.empty((n_nonempty, k), dtype=position_dtype)
-        self._hash_positions(X, positions)
         codes = np.empty((n_nonempty, k), dtype=indptr.dtype)
-        write_codes(
-            X.indices, self.bucket_coefficients_, self.b_bits, width, X.shape[1],
-            codes, positions=positions,
-        )
+        self._hash_and_code(X, nonempty, positions, codes, n_jobs)
         if self.kernel == "resemblance":
             # The values do not depend on the data: no rescaling needed.
             values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=X.dtype)
@@ -336,12 +356,12 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             # gives NaN values, as documented, rather than warnings about
             # the arithmetic.
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                values = self._scaled_values(X, nonempty, values)
+                values = self._scaled_values(X, nonempty, values, n_jobs)
         return sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
 
-    def _scaled_values(self, X, nonempty, values):
+    def _scaled_values(self, X, nonempty, values, n_jobs=1):
         """The output values of the nonempty rows (``values`` holds core2's)."""
         k = self.n_components
         dtype = X.dtype
@@ -354,29 +374,42 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             scale = np.sqrt(row_nnz) / norms / np.sqrt(k)
             values *= scale[:, None].astype(dtype)
             return values
-        values = project(X, self.projection, self.projection_seed_, k)
+        values = project(X, self.projection, self.projection_seed_, k, n_jobs)
         if not nonempty.all():
             values = values[nonempty]
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_positions(self, X, out):
-        """Write into ``out`` the positions of the hashes' minima in the nonempty rows.
+    def _hash_and_code(self, X, nonempty, positions, codes, n_jobs):
+        """Write the positions of the hashes' minima and their codes, by pieces of rows.
 
-        ``out[i, j]`` is the position in ``X.data`` of the minimum of hash
-        ``j`` in the nonempty row number ``i``. The rows are hashed by
-        chunks of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a
-        chunk's entries are its only temporary).
+        ``positions[i, j]`` is the position in ``X.data`` of the minimum of
+        hash ``j`` in the nonempty row number ``i``, ``codes[i, j]`` the
+        output column of the location there. The rows are hashed by pieces
+        of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a piece's
+        entries are its only temporary), ``n_jobs`` pieces at once.
         """
         if self.hashing == "oph":
             tables = densification_tables(self.probe_coefficients_, self.n_components)
-        done = 0
-        for start, stop in nnz_chunks(X.indptr):
+        # Nonempty rows before each row: where a piece's rows go.
+        done = np.zeros(len(nonempty) + 1, dtype=np.intp)
+        np.cumsum(nonempty, out=done[1:])
+        max_nnz = min(MAX_CHUNK_NNZ, -(-X.nnz // n_jobs))
+
+        def hash_piece(piece):
+            start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
-            rows = slice(done, done + np.count_nonzero(np.diff(indptr)))
+            rows = slice(done[start], done[stop])
             if self.hashing == "minwise":
-                minwise_positions(indices, indptr, self.hash_coefficients_, out=out[rows])
+                minwise_positions(indices, indptr, self.hash_coefficients_, out=positions[rows])
             else:
-                oph_positions(indices, indptr, self.hash_coefficients_[0], tables, out=out[rows])
-            done = rows.stop
+                oph_positions(
+                    indices, indptr, self.hash_coefficients_[0], tables, out=positions[rows]
+                )
+            write_codes(
+                X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
+                X.shape[1], codes[rows], positions=positions[rows],
+            )
+
+        run_in_threads(hash_piece, nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1)), n_jobs)

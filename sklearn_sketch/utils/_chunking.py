@@ -234,6 +234,15 @@ def _run_in_threads(function, chunks, n_jobs):
     return results
 
 
+def run_in_threads(function, items, n_jobs):
+    """``[function(item) for item in items]``, in ``n_jobs`` threads if > 1.
+
+    For the work of one chunk that its transform shares out itself (when
+    the chunks are not split per job); see :func:`_run_in_threads`.
+    """
+    return _run_in_threads(function, list(items), n_jobs)
+
+
 def dense_transform(X, chunks, transform_chunk, n_output_features, dtype, n_jobs):
     """Apply ``transform_chunk`` to row chunks of ``X``, into one dense output.
 
