@@ -12,6 +12,8 @@ from .._base import BaseSketch
 from ..utils._chunking import (
     HASHING_CHUNK_MIB,
     check_allocation,
+    input_bytes_per_row,
+    parallel_row_chunks,
     run_in_threads,
 )
 from ..utils._compat import StrOptions
@@ -312,15 +314,21 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         return HASHING_CHUNK_MIB / n_jobs
 
     def _chunks(self, X, n_jobs):
-        # "core1": a chunk generates the rows of R its entries touch, so
-        # chunks split per job would each generate about all of them; the
-        # jobs share the work of one chunk instead (_prepare_transform).
-        return super()._chunks(X, 1 if self.kernel == "core1" else n_jobs)
+        # Chunks are not split further to give every job one: the jobs share
+        # the work of a chunk when there is only one (_prepare_transform),
+        # without copies of its rows and of the pieces of its output, and
+        # for "core1" without generating in each piece about all the rows
+        # of R that the chunk touches.
+        bytes_per_row = self._input_bytes_per_row(X) + input_bytes_per_row(X)
+        return parallel_row_chunks(
+            X.shape[0], bytes_per_row, 1, self._exact_rows,
+            max_chunk_mib=self._chunk_budget_mib(n_jobs),
+        )
 
     def _prepare_transform(self, X):
         """Threads that share the work of a chunk: ``n_jobs`` when it is the only one."""
         n_jobs = effective_n_jobs(self.n_jobs)
-        if self.kernel != "core1" or n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
+        if n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
             return 1
         return n_jobs
 

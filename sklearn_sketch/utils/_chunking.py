@@ -14,6 +14,7 @@ and BLAS release the GIL in the heavy parts), each writing its own slice of
 the preallocated output, so the result is the same array as with one job.
 """
 
+import functools
 import os
 import queue
 import threading
@@ -154,10 +155,22 @@ def _release_blas_control():
         clear()
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_libraries():
+    """threadpoolctl's controllers of the BLAS libraries loaded, found once.
+
+    Finding them scans every loaded library, which costs several
+    milliseconds: as much as a whole transform of a few thousand rows,
+    paid at every call with ``n_jobs > 1``. The BLAS libraries are loaded
+    with NumPy and SciPy, before any transform.
+    """
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
 def _lower_blas_limits():
     """Set every BLAS to one thread; return ``(library, found, set)`` of each."""
     saved = []
-    for library in ThreadpoolController().select(user_api="blas").lib_controllers:
+    for library in _blas_libraries():
         found = library.num_threads
         library.set_num_threads(1)
         saved.append((library, found, library.num_threads))
