@@ -165,3 +165,23 @@ def test_codes_of_wide_locations_do_not_depend_on_other_rows(hashing):
     together = hasher.transform(X).toarray()
     np.testing.assert_array_equal(together[0], hasher.transform(small).toarray()[0])
     np.testing.assert_array_equal(together[1], hasher.transform(wide).toarray()[0])
+
+
+def test_wrappers_import_no_kernel_module():
+    # The kernel modules (and numba) are imported when a transform first
+    # calls them, never by importing the modules that wrap them.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import sklearn_sketch.minwise._core_hasher, sklearn_sketch.minwise._positions\n"
+        "import sklearn_sketch.utils._hashing\n"
+        "loaded = [m for m in ('sklearn_sketch.minwise._oph_kernels',\n"
+        "                      'sklearn_sketch.utils._hash_kernels') if m in sys.modules]\n"
+        "print(loaded)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -35,8 +35,8 @@ def _oph_positions(hashes, indptr, probe_table, probing_bins, bounds, sparse_bin
     # (hash, offset in the row) packed in one uint64: its minimum is the
     # bin's entry, found without a branch.
     best = np.empty(n_bins, dtype=np.uint64)
-    filled = np.empty(n_bins, dtype=np.int32)
-    work = np.empty((3, n_bins), dtype=np.int32)
+    filled = np.empty(n_bins, dtype=np.uint8)
+    work = np.empty((3, n_bins), dtype=np.uint32)
     row = 0
     for r in range(indptr.size - 1):
         start, stop = indptr[r] - base, indptr[r + 1] - base
@@ -69,8 +69,8 @@ def _binned_positions(bin_hashes, order, indptr, probe_table, probing_bins, boun
     base = indptr[0]
     best = np.empty(n_bins, dtype=order.dtype)
     best_position = np.empty(n_bins, dtype=np.int64)
-    filled = np.empty(n_bins, dtype=np.int32)
-    work = np.empty((3, n_bins), dtype=np.int32)
+    filled = np.empty(n_bins, dtype=np.uint8)
+    work = np.empty((3, n_bins), dtype=np.uint32)
     row = 0
     for r in range(indptr.size - 1):
         start, stop = indptr[r] - base, indptr[r + 1] - base
@@ -105,11 +105,14 @@ def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source,
     two ways give the same sources.
     """
     n_attempts, n_bins = probe_table.shape
+    # Unsigned indices throughout: numba then skips the negative-index
+    # wraparound of every access. A bin not settled has the source n_bins.
+    unset = np.uint32(n_bins)
     n_filled = 0
     n_pending = 0
     for j in range(n_bins):
         is_filled = filled[j]
-        source[j] = j if is_filled else -1
+        source[j] = j if is_filled else unset
         filled_bins[n_filled] = j
         pending[n_pending] = j
         n_filled += is_filled
@@ -122,7 +125,7 @@ def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source,
                 f = filled_bins[q]
                 for pair in range(bounds[f, t], bounds[f, t + 1]):
                     j = probing_bins[pair]
-                    if source[j] < 0:
+                    if source[j] == unset:
                         source[j] = f
                         n_pending -= 1
             if n_pending == 0:
@@ -130,7 +133,7 @@ def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source,
         n_pending = 0
         for j in range(n_bins):
             pending[n_pending] = j
-            n_pending += source[j] < 0
+            n_pending += source[j] == unset
     else:
         for t in range(n_attempts):
             probes = probe_table[t]

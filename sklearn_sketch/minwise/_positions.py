@@ -245,7 +245,7 @@ def densification_tables(probe_coefficients, n_bins):
 
     Returns
     -------
-    probe_table : ndarray of shape (n_attempts, n_bins), dtype int32
+    probe_table : ndarray of shape (n_attempts, n_bins), dtype uint32
         ``probe_table[t, j]``: the bin probed by bin ``j`` at attempt ``t``
         (:func:`densification_probes`, transposed: an attempt's probes are
         read together).
@@ -260,7 +260,7 @@ def densification_tables(probe_coefficients, n_bins):
 def _densification_tables(probe_coefficients, n_bins, n_attempts):
     probes = _densification_probes(probe_coefficients, n_bins, n_attempts)
     probing_bins, _, bounds = invert_probes(probes)
-    tables = (np.ascontiguousarray(probes.T, dtype=np.int32), probing_bins, bounds)
+    tables = (np.ascontiguousarray(probes.T, dtype=np.uint32), probing_bins, bounds)
     for table in tables:
         table.flags.writeable = False
     return tables
