@@ -20,7 +20,7 @@ _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(nogil=True, cache=True)
-def _oph_positions(hashes, indptr, probe_table, probing_bins, bounds, sparse_bins, out):
+def _oph_positions(hashes, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out):
     """One-permutation hashing with optimal densification, row by row.
 
     Entry ``p`` falls in bin ``(hashes[p] * k) >> 32``; each bin of a row
@@ -50,7 +50,10 @@ def _oph_positions(hashes, indptr, probe_table, probing_bins, bounds, sparse_bin
         for j in range(n_bins):
             filled[j] = best[j] != _EMPTY
         source = work[0]
-        _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, work[1], work[2])
+        _densify_row(
+            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
+            work[1], work[2],
+        )
         first = base + start
         for j in range(n_bins):
             out[row, j] = first + np.int64(best[source[j]] & _LOW32)
@@ -58,7 +61,9 @@ def _oph_positions(hashes, indptr, probe_table, probing_bins, bounds, sparse_bin
 
 
 @njit(nogil=True, cache=True)
-def _binned_positions(bin_hashes, order, indptr, probe_table, probing_bins, bounds, sparse_bins, out):
+def _binned_positions(
+    bin_hashes, order, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out
+):
     """:func:`_oph_positions` with the order within a bin given by ``order``.
 
     Entry ``p`` falls in bin ``(bin_hashes[p] * k) >> 32`` and each bin
@@ -85,24 +90,30 @@ def _binned_positions(bin_hashes, order, indptr, probe_table, probing_bins, boun
         for j in range(n_bins):
             filled[j] = best_position[j] >= 0
         source = work[0]
-        _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, work[1], work[2])
+        _densify_row(
+            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
+            work[1], work[2],
+        )
         for j in range(n_bins):
             out[row, j] = base + best_position[source[j]]
         row += 1
 
 
 @njit(nogil=True, cache=True)
-def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source, pending, filled_bins):
+def _densify_row(
+    filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source, pending, filled_bins
+):
     """Source bin of every bin of a row: itself if filled, else its first probe hit.
 
     The probe of bin ``j`` at attempt ``t`` is ``probe_table[t, j]``; an
     empty bin takes the first filled bin of its sequence, or, when every
     attempt misses, the first filled bin after it (circularly). A row with
     fewer than ``sparse_bins`` filled bins is settled from its filled bins,
-    by increasing attempt, through the inverse lists of the probes (each of
-    its empty bins would need many attempts); the others attempt by
-    attempt over the list of the bins still empty, without a branch. The
-    two ways give the same sources.
+    through the inverse lists of the probes (``probing_bins[pair]`` probes
+    its bin at attempt ``attempts[pair]``; each of its empty bins would
+    need many attempts); the others attempt by attempt over the list of
+    the bins still empty, without a branch. The two ways give the same
+    sources.
     """
     n_attempts, n_bins = probe_table.shape
     # Unsigned indices throughout: numba then skips the negative-index
@@ -120,19 +131,22 @@ def _densify_row(filled, probe_table, probing_bins, bounds, sparse_bins, source,
     if n_pending == 0:
         return
     if n_filled < sparse_bins:
-        for t in range(n_attempts):
-            for q in range(n_filled):
-                f = filled_bins[q]
-                for pair in range(bounds[f, t], bounds[f, t + 1]):
-                    j = probing_bins[pair]
-                    if source[j] == unset:
-                        source[j] = f
-                        n_pending -= 1
-            if n_pending == 0:
-                return
+        # Each filled bin's inverse list holds the pairs (j, t) probing it,
+        # by attempt: one sequential read per filled bin; a bin keeps the
+        # pair of smallest attempt.
+        first_attempt = pending
+        first_attempt[:] = n_attempts
+        for q in range(n_filled):
+            f = filled_bins[q]
+            for pair in range(bounds[f, 0], bounds[f, n_attempts]):
+                j = probing_bins[pair]
+                t = attempts[pair]
+                if t < first_attempt[j] and not filled[j]:
+                    first_attempt[j] = t
+                    source[j] = f
         n_pending = 0
         for j in range(n_bins):
-            pending[n_pending] = j
+            first_attempt[n_pending] = j
             n_pending += source[j] == unset
     else:
         for t in range(n_attempts):

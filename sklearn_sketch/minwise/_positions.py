@@ -47,11 +47,11 @@ MAX_PROBES = 256
 # Peak bytes per densification probe (the table, its inverse and their
 # sort), for the size checks of fit.
 BYTES_PER_PROBE = 48
-# A row whose filled bins are fewer than this fraction of its bins is
-# densified from its filled bins (the inverse lists of the probes), about
-# 2 k ln k steps; a fuller one bin by bin, about k / fill steps per empty
-# bin. The sources are the same either way.
-SPARSE_FILL_FRACTION = 1 / 16
+# A row of k bins, f of them filled, is densified from its filled bins (the
+# inverse lists of the probes, f * n_attempts steps) when f is below
+# SPARSE_FILL_FRACTION * k / sqrt(n_attempts), else bin by bin (about k / f
+# steps per empty bin, k**2 / f in all). The sources are the same either way.
+SPARSE_FILL_FRACTION = 1.0
 
 
 def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
@@ -169,16 +169,12 @@ def binned_positions(bin_hashes, order, indptr, tables, out=None):
 
 def _run_binned(kernel, arrays, indptr, tables, out):
     """Call a binned kernel of ``_oph_kernels`` on the arrays of the entries."""
-    probe_table, probing_bins, bounds = tables
-    n_bins = probe_table.shape[1]
+    n_attempts, n_bins = tables[0].shape
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
-        sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins))
-        kernel(
-            *arrays, np.ascontiguousarray(indptr), probe_table, probing_bins, bounds,
-            sparse_bins, out,
-        )
+        sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
+        kernel(*arrays, np.ascontiguousarray(indptr), *tables, sparse_bins, out)
     return out
 
 
@@ -249,7 +245,7 @@ def densification_tables(probe_coefficients, n_bins):
         ``probe_table[t, j]``: the bin probed by bin ``j`` at attempt ``t``
         (:func:`densification_probes`, transposed: an attempt's probes are
         read together).
-    probing_bins, bounds : ndarray
+    probing_bins, attempts, bounds : ndarray
         As in :func:`invert_probes`.
     """
     key = tuple(int(c) for c in probe_coefficients)
@@ -259,8 +255,7 @@ def densification_tables(probe_coefficients, n_bins):
 @functools.lru_cache(maxsize=2)
 def _densification_tables(probe_coefficients, n_bins, n_attempts):
     probes = _densification_probes(probe_coefficients, n_bins, n_attempts)
-    probing_bins, _, bounds = invert_probes(probes)
-    tables = (np.ascontiguousarray(probes.T, dtype=np.uint32), probing_bins, bounds)
+    tables = (np.ascontiguousarray(probes.T, dtype=np.uint32), *invert_probes(probes))
     for table in tables:
         table.flags.writeable = False
     return tables
