@@ -63,7 +63,9 @@ def rensa_digests(indices, offsets, k):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default=None, help="data folder (default $SKLEARN_SKETCH_DATA)")
+    parser.add_argument(
+        "--data-home", default=None, help="data folder (default $SKLEARN_SKETCH_DATA)"
+    )
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-components", type=int, default=256)
@@ -101,15 +103,19 @@ def main():
     print(f"\nTarget 2: n_jobs=2 vs n_jobs=1 >= 1.8x or >= 0.9 x the ceiling; "
           f"two threads vs one on in-cache np.sin (the ceiling): {ceiling:.2f}x")
     for kernel in ("resemblance", "core1"):
-        jobs = {n_jobs: hasher(kernel=kernel, hashing="oph", n_jobs=n_jobs) for n_jobs in (1, 2)}
-        times = best_times({n: (lambda h=h: h.transform(X)) for n, h in jobs.items()}, args.repeats)
+        jobs = {n: hasher(kernel=kernel, hashing="oph", n_jobs=n) for n in (1, 2)}
+        calls = {n: (lambda h=h: h.transform(X)) for n, h in jobs.items()}
+        times = best_times(calls, args.repeats)
         speedup = times[1] / times[2]
         print(f"  {kernel:12s} n_jobs=1 {times[1] * 1e3:8.2f} ms, n_jobs=2 "
-              f"{times[2] * 1e3:8.2f} ms: {speedup:.2f}x ({speedup / ceiling:.2f} of the ceiling)")
+              f"{times[2] * 1e3:8.2f} ms: {speedup:.2f}x "
+              f"({speedup / ceiling:.2f} of the ceiling)")
 
     print("\nTarget 3: cost of the nonzeros, not of n_features (resemblance, oph)")
     for n_features in (X.shape[1], 2**31):
-        wide = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr), shape=(X.shape[0], n_features))
+        indices = X.indices.astype(np.int64)
+        shape = (X.shape[0], n_features)
+        wide = sp.csr_matrix((X.data, indices, X.indptr), shape=shape)
         fitted = CoREHasher(k, kernel="resemblance", random_state=0).fit(wide[:1])
         fitted.transform(wide[:10])
         seconds = best_times({"t": lambda: fitted.transform(wide)}, args.repeats)["t"]

@@ -37,11 +37,12 @@ def polynomial(coefficients, key):
 
 
 def probes(probe_coefficients, n_bins, n_attempts):
-    """Bin probed by bin ``j`` at attempt ``t``: the hash of ``j * n_attempts + t`` mod k."""
-    return [
-        [polynomial(probe_coefficients, j * n_attempts + t) % n_bins for t in range(n_attempts)]
-        for j in range(n_bins)
-    ]
+    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mod k."""
+    table = []
+    for j in range(n_bins):
+        keys = range(j * n_attempts, (j + 1) * n_attempts)
+        table.append([polynomial(probe_coefficients, key) % n_bins for key in keys])
+    return table
 
 
 def oph_positions(indices, indptr, hash_coefficients, probe_table):
@@ -69,7 +70,8 @@ def oph_positions(indices, indptr, hash_coefficients, probe_table):
                 if hits:
                     source = hits[0]
                 else:
-                    source = next((j + t) % n_bins for t in range(1, n_bins) if (j + t) % n_bins in best)
+                    after = ((j + t) % n_bins for t in range(1, n_bins))
+                    source = next(f for f in after if f in best)
             row.append(best[source][1])
         rows.append(row)
     return np.array(rows, dtype=np.int64).reshape(-1, n_bins)

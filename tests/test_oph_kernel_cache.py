@@ -1,4 +1,4 @@
-"""CoREHasher's compiled kernels (numba, ``cache=True``) where their cache is hard to write.
+"""CoREHasher's compiled kernels (numba, ``cache=True``) where a cache is hard to write.
 
 A read-only install (no ``__pycache__`` beside the modules) and several
 processes compiling at once into one empty cache must all give the same

@@ -36,7 +36,9 @@ def _rows(seed, n_features, index_dtype, max_length=300):
     """Canonical CSR rows of lengths 0, 1, 2 and random up to ``max_length``."""
     rng = np.random.RandomState(seed)
     lengths = np.r_[0, 1, 1, 2, 0, 5, rng.randint(1, max_length, size=8), 0]
-    columns = [np.unique(rng.randint(0, n_features, size=n, dtype=np.int64)) for n in lengths]
+    columns = [
+        np.unique(rng.randint(0, n_features, size=n, dtype=np.int64)) for n in lengths
+    ]
     lengths = [c.size for c in columns]
     indptr = np.r_[0, np.cumsum(lengths)].astype(index_dtype)
     indices = np.concatenate(columns).astype(index_dtype)
@@ -57,7 +59,8 @@ def test_hash_primitives_match_python_integers(index_dtype):
         assert [int(v) for v in values[j]] == [minwise_hash(a, b, k) for k in keys]
     polynomial_coefficients = draw_polynomial_hashes(rng, 1, 2)[0]
     hashed = polynomial_hash(polynomial_coefficients, keys)
-    assert [int(v) for v in hashed] == [polynomial(polynomial_coefficients, k) for k in keys]
+    expected = [polynomial(polynomial_coefficients, k) for k in keys]
+    assert [int(v) for v in hashed] == expected
 
 
 @pytest.mark.parametrize("b_bits", [1, 8, 17, 32, None])
@@ -80,7 +83,9 @@ def test_bbit_codes_match_the_reference(b_bits, n_keys, through_positions):
         bbit_codes(coefficients, flat, b_bits, out=out, offsets=offsets, n_keys=n_keys,
                    positions=positions.astype(np.int32))
     else:
-        bbit_codes(coefficients, locations, b_bits, out=out, offsets=offsets, n_keys=n_keys)
+        bbit_codes(
+            coefficients, locations, b_bits, out=out, offsets=offsets, n_keys=n_keys
+        )
     for r, row in enumerate(locations):
         for j, location in enumerate(row):
             code = int(location)
@@ -91,8 +96,12 @@ def test_bbit_codes_match_the_reference(b_bits, n_keys, through_positions):
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("n_components", [1, 7, 64, 300])
-@pytest.mark.parametrize("sparse_fill", [None, 0.0, 1e9], ids=["auto", "by-bin", "inverse"])
-def test_oph_positions_match_the_reference(index_dtype, n_components, sparse_fill, monkeypatch):
+@pytest.mark.parametrize(
+    "sparse_fill", [None, 0.0, 1e9], ids=["auto", "by-bin", "inverse"]
+)
+def test_oph_positions_match_the_reference(
+    index_dtype, n_components, sparse_fill, monkeypatch
+):
     # One-entry rows exhaust the probes (the circular fallback); k = 300
     # has fewer attempts (256) than bins. Densification bin by bin, from the
     # filled bins, or each where it is cheaper, gives the same positions.
@@ -124,7 +133,8 @@ def test_oph_positions_match_the_reference(index_dtype, n_components, sparse_fil
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("n_components", [1, 9])
 def test_minwise_positions_match_the_reference(index_dtype, n_components, monkeypatch):
-    indices, indptr = _rows(5, 2**33 if index_dtype is np.int64 else 3000, index_dtype, 60)
+    n_features = 2**33 if index_dtype is np.int64 else 3000
+    indices, indptr = _rows(5, n_features, index_dtype, 60)
     coefficients = draw_multiply_shift(np.random.RandomState(2), n_components)
     expected = minwise_positions(indices, indptr, coefficients)
     np.testing.assert_array_equal(
@@ -157,10 +167,14 @@ def test_codes_of_wide_locations_do_not_depend_on_other_rows(hashing):
     # 2**35 columns: a row's codes are the same hashed alone or next to rows
     # with locations beyond 32 bits (every location is folded alike).
     n_features = 2**35
-    small = sp.csr_matrix((np.ones(3), ([0, 0, 0], [1, 5, 2**20])), shape=(1, n_features))
+    small = sp.csr_matrix(
+        (np.ones(3), ([0, 0, 0], [1, 5, 2**20])), shape=(1, n_features)
+    )
     wide = sp.csr_matrix((np.ones(2), ([0, 0], [3, 2**34 + 9])), shape=(1, n_features))
     X = sp.vstack([small, wide]).tocsr()
-    hasher = CoREHasher(16, kernel="resemblance", hashing=hashing, b_bits=8, random_state=0)
+    hasher = CoREHasher(
+        16, kernel="resemblance", hashing=hashing, b_bits=8, random_state=0
+    )
     hasher.fit(X)
     together = hasher.transform(X).toarray()
     np.testing.assert_array_equal(together[0], hasher.transform(small).toarray()[0])
@@ -175,10 +189,12 @@ def test_wrappers_import_no_kernel_module():
 
     code = (
         "import sys\n"
-        "import sklearn_sketch.minwise._core_hasher, sklearn_sketch.minwise._positions\n"
+        "import sklearn_sketch.minwise._core_hasher\n"
+        "import sklearn_sketch.minwise._positions\n"
         "import sklearn_sketch.utils._hashing\n"
-        "loaded = [m for m in ('sklearn_sketch.minwise._oph_kernels',\n"
-        "                      'sklearn_sketch.utils._hash_kernels') if m in sys.modules]\n"
+        "kernels = ('sklearn_sketch.minwise._oph_kernels',\n"
+        "           'sklearn_sketch.utils._hash_kernels')\n"
+        "loaded = [m for m in kernels if m in sys.modules]\n"
         "print(loaded)\n"
     )
     result = subprocess.run(

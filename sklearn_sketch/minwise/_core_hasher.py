@@ -8,7 +8,6 @@ from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 
 from .._base import BaseSketch
-
 from ..utils._chunking import (
     HASHING_CHUNK_MIB,
     check_allocation,
@@ -31,10 +30,10 @@ from ._one_hot import (
 )
 from ._positions import (
     BYTES_PER_PROBE,
+    MAX_CHUNK_NNZ,
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
     densification_tables,
-    MAX_CHUNK_NNZ,
     minwise_positions,
     nnz_chunks,
     oph_positions,
@@ -326,7 +325,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         )
 
     def _prepare_transform(self, X):
-        """Threads that share the work of a chunk: ``n_jobs`` when it is the only one."""
+        """Threads sharing the work of a chunk: ``n_jobs`` when it is the only one."""
         n_jobs = effective_n_jobs(self.n_jobs)
         if n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
             return 1
@@ -339,7 +338,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         return self._transform_csr(X_chunk, n_jobs=state)
 
     def _transform_csr(self, X, n_jobs=1):
-        """The transform of canonical CSR rows (a whole input or a chunk), in ``n_jobs`` threads."""
+        """The transform of canonical CSR rows (an input or a chunk), in threads."""
         k = self.n_components
         n_samples = X.shape[0]
         nonempty = np.diff(X.indptr) > 0
@@ -409,15 +408,16 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
             rows = slice(done[start], done[stop])
+            out = positions[rows]
             if self.hashing == "minwise":
-                minwise_positions(indices, indptr, self.hash_coefficients_, out=positions[rows])
+                minwise_positions(indices, indptr, self.hash_coefficients_, out=out)
             else:
-                oph_positions(
-                    indices, indptr, self.hash_coefficients_[0], tables, out=positions[rows]
-                )
+                permutation = self.hash_coefficients_[0]
+                oph_positions(indices, indptr, permutation, tables, out=out)
             write_codes(
                 X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
-                X.shape[1], codes[rows], positions=positions[rows],
+                X.shape[1], codes[rows], positions=out,
             )
 
-        run_in_threads(hash_piece, nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1)), n_jobs)
+        pieces = nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1))
+        run_in_threads(hash_piece, pieces, n_jobs)

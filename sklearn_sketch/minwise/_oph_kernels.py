@@ -20,7 +20,9 @@ _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(nogil=True, cache=True)
-def _oph_positions(hashes, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out):
+def _oph_positions(
+    hashes, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out
+):
     """One-permutation hashing with optimal densification, row by row.
 
     Entry ``p`` falls in bin ``(hashes[p] * k) >> 32``; each bin of a row
@@ -62,7 +64,8 @@ def _oph_positions(hashes, indptr, probe_table, probing_bins, attempts, bounds, 
 
 @njit(nogil=True, cache=True)
 def _binned_positions(
-    bin_hashes, order, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out
+    bin_hashes, order, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    out,
 ):
     """:func:`_oph_positions` with the order within a bin given by ``order``.
 
@@ -101,7 +104,8 @@ def _binned_positions(
 
 @njit(nogil=True, cache=True)
 def _densify_row(
-    filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source, pending, filled_bins
+    filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source, pending,
+    filled_bins,
 ):
     """Source bin of every bin of a row: itself if filled, else its first probe hit.
 

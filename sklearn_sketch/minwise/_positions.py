@@ -234,7 +234,7 @@ def invert_probes(probes):
 
 
 def densification_tables(probe_coefficients, n_bins):
-    """The probe sequences of ``n_bins`` bins and their inverse, as the kernels read them.
+    """The probe sequences of ``n_bins`` bins and their inverse, for the kernels.
 
     ``min(n_bins, MAX_PROBES)`` attempts per bin; the tables are kept
     between transforms.

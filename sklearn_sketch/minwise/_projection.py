@@ -116,7 +116,8 @@ def _project_generated(X, generate, seed, n_columns, n_jobs=1):
         # Adding a group's product to zeros, or a group without entries to
         # a row, changes nothing: the sum over the touched groups is the sum
         # over all of them, bit for bit.
-        for (_, rows, _), part_product in zip(wave, run_in_threads(product, wave, n_jobs)):
+        products = run_in_threads(product, wave, n_jobs)
+        for (_, rows, _), part_product in zip(wave, products):
             if rows is None:
                 out += part_product
             else:
@@ -241,11 +242,13 @@ def _product_by_rows(part, R, n_jobs):
     """``part @ R``, by ``n_jobs`` row slices at once (the same rows, bit for bit)."""
     if n_jobs == 1 or part.shape[0] < 2:
         return part @ R
-    out = np.empty((part.shape[0], R.shape[1]), dtype=np.result_type(part.dtype, R.dtype))
+    dtype = np.result_type(part.dtype, R.dtype)
+    out = np.empty((part.shape[0], R.shape[1]), dtype=dtype)
     bounds = np.linspace(0, part.shape[0], n_jobs + 1).astype(int)
 
     def multiply(rows):
         out[rows] = part[rows] @ R
 
-    run_in_threads(multiply, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])], n_jobs)
+    slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    run_in_threads(multiply, slices, n_jobs)
     return out

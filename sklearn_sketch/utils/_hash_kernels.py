@@ -132,7 +132,7 @@ def _polynomial_hash(coefficients, keys, out):
 
 @njit(nogil=True, cache=True)
 def _bbit_codes(coefficients, locations, b_bits, word, fold, offsets, out):
-    """``out[r, j]``: b-bit code of ``locations[r, j]`` under hash ``j``, plus ``offsets[j]``.
+    """``out[r, j]``: code of ``locations[r, j]`` by hash ``j``, plus ``offsets[j]``.
 
     ``b_bits = 0`` keeps the location itself (no code).
     """
@@ -159,13 +159,11 @@ def _code_row(coefficients, locations, b_bits, word, fold, offsets, out):
             out[j] = np.uint64(locations[j]) + offsets[j]
     elif word == 32:
         for j in range(out.size):
-            code = _bbit_code(
-                coefficients[j, 0], coefficients[j, 1], np.uint64(locations[j]), n_bits, 32, False
-            )
+            a, b = coefficients[j, 0], coefficients[j, 1]
+            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 32, False)
             out[j] = code + offsets[j]
     else:
         for j in range(out.size):
-            code = _bbit_code(
-                coefficients[j, 0], coefficients[j, 1], np.uint64(locations[j]), n_bits, 64, fold
-            )
+            a, b = coefficients[j, 0], coefficients[j, 1]
+            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 64, fold)
             out[j] = code + offsets[j]

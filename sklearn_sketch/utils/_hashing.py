@@ -131,7 +131,8 @@ def polynomial_hash(coefficients, keys):
     keys = np.broadcast_to(keys, shape).reshape(-1)
     values = np.empty(shape, dtype=np.uint64)
     if values.size:
-        _polynomial_hash(np.ascontiguousarray(table), np.ascontiguousarray(keys), values.reshape(-1))
+        table, keys = np.ascontiguousarray(table), np.ascontiguousarray(keys)
+        _polynomial_hash(table, keys, values.reshape(-1))
     return values
 
 
@@ -198,7 +199,8 @@ def minwise_hashes(coefficients, indices):
     from ._hash_kernels import _minwise_hashes
 
     values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
-    _minwise_hashes(np.ascontiguousarray(coefficients), np.ascontiguousarray(indices), values)
+    coefficients = np.ascontiguousarray(coefficients)
+    _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
     return values
 
 
@@ -250,7 +252,8 @@ def bbit_codes(
     key_bits = 64 if n_keys is None else max(1, int(n_keys - 1).bit_length())
     word = 32 if b_bits is not None and key_bits + b_bits - 1 <= 32 else 64
     fold = n_keys is not None and key_bits > 32
-    args = (b_bits or 0, word, fold, np.ascontiguousarray(offsets, dtype=np.uint64), out)
+    offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
+    args = (b_bits or 0, word, fold, offsets, out)
     coefficients = np.ascontiguousarray(hash_coefficients, dtype=np.uint64)
     if positions is None:
         _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
