@@ -201,3 +201,38 @@ def test_wrappers_import_no_kernel_module():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(kernel="core1", projection="gaussian"),
+        dict(kernel="core1", projection="rademacher", hashing="minwise"),
+        dict(kernel="core1", projection="hashed_gaussian"),
+        dict(kernel="core2"),
+        dict(kernel="resemblance", b_bits=None),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_jobs_sharing_a_chunk_give_the_same_bits(params, dtype, monkeypatch):
+    # The jobs share the hashing (pieces of rows), the projection's feature
+    # groups (several groups: tiny generated blocks), its column groups
+    # ("hashed_gaussian") or the row slices of a single product.
+    from sklearn_sketch.minwise import _core_hasher, _projection
+
+    monkeypatch.setattr(_projection, "HASHED_BUCKETS", 64)
+    monkeypatch.setattr(_core_hasher, "MAX_CHUNK_NNZ", 97)
+    X = sp.random(120, 3000, density=0.02, format="csr", random_state=0, dtype=dtype)
+    X = (sp.diags((np.arange(120) % 9 != 0).astype(dtype)) @ X).tocsr()  # empty rows
+    X.eliminate_zeros()
+    for block_bytes in (2**30, 1):
+        monkeypatch.setattr(_projection, "PROJECTION_BLOCK_BYTES", block_bytes)
+        outputs = [
+            CoREHasher(300, random_state=0, n_jobs=n_jobs, **params).fit_transform(X)
+            for n_jobs in (1, 2, 3)
+        ]
+        for Z in outputs[1:]:
+            assert Z.dtype == dtype
+            np.testing.assert_array_equal(Z.indices, outputs[0].indices)
+            np.testing.assert_array_equal(Z.indptr, outputs[0].indptr)
+            np.testing.assert_array_equal(Z.data, outputs[0].data)
