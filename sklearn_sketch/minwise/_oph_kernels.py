@@ -135,44 +135,68 @@ def _densify_row(
     if n_pending == 0:
         return
     if n_filled < sparse_bins:
-        # Each filled bin's inverse list holds the pairs (j, t) probing it,
-        # by attempt: one sequential read per filled bin; a bin keeps the
-        # pair of smallest attempt.
-        first_attempt = pending
-        first_attempt[:] = n_attempts
-        for q in range(n_filled):
-            f = filled_bins[q]
-            for pair in range(bounds[f, 0], bounds[f, n_attempts]):
-                j = probing_bins[pair]
-                t = attempts[pair]
-                if t < first_attempt[j] and not filled[j]:
-                    first_attempt[j] = t
-                    source[j] = f
-        n_pending = 0
-        for j in range(n_bins):
-            first_attempt[n_pending] = j
-            n_pending += source[j] == unset
+        n_pending = _settle_from_filled_bins(
+            filled, filled_bins[:n_filled], probing_bins, attempts, bounds, n_attempts,
+            source, pending,
+        )
     else:
-        for t in range(n_attempts):
-            probes = probe_table[t]
-            kept = 0
-            for q in range(n_pending):
-                # The last probe written to a bin is its first hit: a bin
-                # that hits leaves the list.
-                j = pending[q]
-                f = probes[j]
-                source[j] = f
-                pending[kept] = j
-                kept += 1 - filled[f]
-            n_pending = kept
-            if n_pending == 0:
-                return
+        n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
+    # Bins whose probes all missed: the first filled bin after them.
     for q in range(n_pending):
         j = pending[q]
         f = j + 1 if j + 1 < n_bins else 0
         while not filled[f]:
             f = f + 1 if f + 1 < n_bins else 0
         source[j] = f
+
+
+@njit(nogil=True, cache=True)
+def _settle_from_filled_bins(
+    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, source, pending
+):
+    """Sources from the inverse lists of the filled bins; the bins left go to ``pending``.
+
+    Each filled bin's list holds the pairs (j, t) probing it, by attempt:
+    one sequential read per filled bin; an empty bin keeps the pair of
+    smallest attempt. Returns the number of bins left (all probes missed).
+    """
+    unset = source.size
+    first_attempt = pending
+    first_attempt[:] = n_attempts
+    for f in filled_bins:
+        for pair in range(bounds[f, 0], bounds[f, n_attempts]):
+            j = probing_bins[pair]
+            t = attempts[pair]
+            if t < first_attempt[j] and not filled[j]:
+                first_attempt[j] = t
+                source[j] = f
+    n_pending = 0
+    for j in range(source.size):
+        pending[n_pending] = j
+        n_pending += source[j] == unset
+    return n_pending
+
+
+@njit(nogil=True, cache=True)
+def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
+    """Sources attempt by attempt over the list of the ``n_pending`` bins still empty.
+
+    Without a branch: the last probe written to a bin is its first hit, and
+    a bin that hits leaves the list. Returns the number of bins left.
+    """
+    for t in range(probe_table.shape[0]):
+        probes = probe_table[t]
+        kept = 0
+        for q in range(n_pending):
+            j = pending[q]
+            f = probes[j]
+            source[j] = f
+            pending[kept] = j
+            kept += 1 - filled[f]
+        n_pending = kept
+        if n_pending == 0:
+            break
+    return n_pending
 
 
 @njit(nogil=True, cache=True)
