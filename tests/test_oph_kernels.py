@@ -236,3 +236,23 @@ def test_jobs_sharing_a_chunk_give_the_same_bits(params, dtype, monkeypatch):
             np.testing.assert_array_equal(Z.indices, outputs[0].indices)
             np.testing.assert_array_equal(Z.indptr, outputs[0].indptr)
             np.testing.assert_array_equal(Z.data, outputs[0].data)
+
+
+def test_a_failing_projection_group_raises_without_hanging_the_jobs(monkeypatch):
+    # The jobs add their groups' products in group order: when one group
+    # fails, the jobs waiting for its turn stop and the error reaches the
+    # caller.
+    from sklearn_sketch.minwise import _projection
+
+    original = _projection._times_generated_rows
+
+    def failing(part, generate, seed, first_block, n_columns, n_jobs=1):
+        if first_block == 1:
+            raise ValueError("group 1 failed")
+        return original(part, generate, seed, first_block, n_columns, n_jobs)
+
+    monkeypatch.setattr(_projection, "_times_generated_rows", failing)
+    monkeypatch.setattr(_projection, "PROJECTION_BLOCK_BYTES", 1)
+    X = sp.random(50, 3000, density=0.05, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="group 1 failed"):
+        _projection.project(X, "gaussian", 3, 16, n_jobs=2)

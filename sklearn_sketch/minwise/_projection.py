@@ -28,6 +28,8 @@ Three distributions of ``R``:
   is "gaussian" exactly.
 """
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -90,7 +92,7 @@ def _project_generated(X, generate, seed, n_columns, n_jobs=1):
 
     With several jobs, ``n_jobs`` groups are generated and multiplied at
     once, and their products added to the result in group order (the
-    order of one job, so the same bits).
+    order of one job, so the same bits), as soon as the groups before are.
     """
     # Groups of feature blocks whose rows of R fit PROJECTION_BLOCK_BYTES,
     # generated and multiplied one after the other (bounded memory, R in
@@ -105,23 +107,39 @@ def _project_generated(X, generate, seed, n_columns, n_jobs=1):
     out = np.zeros((X.shape[0], n_columns), dtype=X.dtype)
     span = group * FEATURE_BLOCK
 
-    def product(group_part):
-        first_column, _, part = group_part
-        first = first_column // FEATURE_BLOCK
-        return _times_generated_rows(part, generate, seed, first, n_columns)
-
     parts = list(_group_parts(X, span))
-    for start in range(0, len(parts), n_jobs):
-        wave = parts[start : start + n_jobs]
-        # Adding a group's product to zeros, or a group without entries to
-        # a row, changes nothing: the sum over the touched groups is the sum
-        # over all of them, bit for bit.
-        products = run_in_threads(product, wave, n_jobs)
-        for (_, rows, _), part_product in zip(wave, products):
+    added = threading.Condition()
+    state = {"added": 0, "failed": False}
+
+    def add_product(number):
+        first_column, rows, part = parts[number]
+        first = first_column // FEATURE_BLOCK
+        try:
+            product = _times_generated_rows(part, generate, seed, first, n_columns)
+        except BaseException:
+            # The jobs waiting for this group's turn stop waiting.
+            with added:
+                state["failed"] = True
+                added.notify_all()
+            raise
+        # The products are added in group order, whichever job finished
+        # first (the jobs take the groups in order, so the next one to add
+        # is always being computed or done). Adding a group's product to
+        # zeros, or a group without entries to a row, changes nothing: the
+        # sum over the touched groups is the sum over all of them, bit for
+        # bit.
+        with added:
+            added.wait_for(lambda: state["added"] == number or state["failed"])
+            if state["failed"]:
+                return
             if rows is None:
-                out += part_product
+                np.add(out, product, out=out)
             else:
-                out[rows] += part_product
+                out[rows] += product
+            state["added"] += 1
+            added.notify_all()
+
+    run_in_threads(add_product, range(len(parts)), n_jobs)
     return out
 
 
