@@ -52,13 +52,13 @@ from sklearn_sketch.minwise._positions import (  # noqa: E402
     PROBE_HASH_INDEPENDENCE,
     binned_positions,
     densification_tables,
-    oph_sort_keys,
 )
 from sklearn_sketch.utils._chunking import OPH_TABLE_BYTES  # noqa: E402
 from sklearn_sketch.minwise._positions import MAX_CHUNK_NNZ, nnz_chunks  # noqa: E402
 from sklearn_sketch.utils._hashing import (  # noqa: E402
     draw_multiply_shift,
     draw_polynomial_hashes,
+    minwise_hashes,
     mix64,
     splitmix64,
 )
@@ -144,12 +144,12 @@ class BinWiseMinMaxHasher(MinMaxHasher):
 
     def _positions(self, keys, weights, indptr):
         k = self.n_components
-        probes, inverse = densification_tables(self.probe_coefficients_, k)
+        tables = densification_tables(self.probe_coefficients_, k)
 
         def fill(features, data, chunk_indptr, out):
-            bin_keys = oph_sort_keys(self.bin_hash_, features)
+            bin_hashes = minwise_hashes(self.bin_hash_[None], features)[0]
             sort_keys = self._sort_keys(features, data, chunk_indptr)
-            out[...] = binned_positions(bin_keys, sort_keys, chunk_indptr, probes, inverse)
+            out[...] = binned_positions(bin_hashes, sort_keys, chunk_indptr, tables)
 
         return positions_by_chunks(
             keys, weights, indptr, k, fill, max_rows=max(1, OPH_TABLE_BYTES // (8 * k))

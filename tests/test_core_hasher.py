@@ -1,7 +1,5 @@
 """CoREHasher: output structure, exactness of the linearization, reliability."""
 
-import itertools
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -189,7 +187,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         whole = hasher.transform(X).toarray()
         monkeypatch.setattr(minhash, "MAX_CHUNK_NNZ", 50)
         orig = minhash.nnz_chunks
-        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_rows=None: orig(indptr, 50, 3))
+        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_nnz=None, max_rows=None: orig(indptr, 50, 3))
         np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
         # The projection as a sum over groups of feature blocks (one block
         # per group) changes the order of the sums only.
@@ -264,48 +262,20 @@ def test_linear_svm_on_hashed_features_matches_kernel_svm():
     assert resemblance_kernel(X).shape == (60, 60)
 
 
-def _brute_force_oph(indices, indptr, hash_coefficients, probes):
-    """One-permutation hashing with optimal densification, row by row."""
-    from sklearn_sketch.minwise._positions import oph_sort_keys
-
-    n_bins = probes.shape[0]
-    hashes = (oph_sort_keys(hash_coefficients, indices) >> np.uint64(32)).astype(object)
-    probes = probes.tolist()
-    rows = []
-    for start, stop in zip(indptr[:-1], indptr[1:]):
-        if start == stop:
-            continue
-        best = {}
-        for position in range(start, stop):
-            bin_ = hashes[position] * n_bins >> 32
-            key = (hashes[position], position)
-            best[bin_] = min(best.get(bin_, key), key)
-        row = []
-        for j in range(n_bins):
-            source = j
-            if j not in best:
-                # The probes, then the bins after j circularly.
-                tried = itertools.chain(
-                    probes[j], ((j + t) % n_bins for t in range(1, n_bins + 1))
-                )
-                source = next(b for b in tried if b in best)
-            row.append(best[source][1] - start)
-        rows.append(row)
-    return np.array(rows)
-
-
-@pytest.mark.parametrize("sparse_fill", [None, 0.0, 2.0], ids=["auto", "steps", "inverse"])
+@pytest.mark.parametrize("sparse_fill", [None, 0.0, 1e9], ids=["auto", "by-bin", "inverse"])
 @pytest.mark.parametrize(
     "n_components", [1, 7, 64, pytest.param(1024, marks=pytest.mark.slow)]
 )
 def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypatch):
     # Rows from 1 to 400 entries: the one-entry rows exhaust the probes (the
-    # circular fallback). Densification by whole-table steps, from the
-    # filled bins, or each where it is cheaper, gives the same; with
-    # k = 1024 the short rows need far more whole-table steps than 16-bit
-    # priorities allow.
+    # circular fallback). Densification bin by bin, from the filled bins, or
+    # each where it is cheaper, gives the same; with k = 1024 there are
+    # fewer probes per bin (256) than bins.
+    from _minwise_reference import oph_positions as reference_oph
+    from _minwise_reference import probes as reference_probes
+
     import sklearn_sketch.minwise._positions as minhash
-    from sklearn_sketch.minwise._positions import densification_probes, oph_positions
+    from sklearn_sketch.minwise._positions import densification_tables, oph_positions
     from sklearn_sketch.utils._hashing import (
         draw_multiply_shift,
         draw_polynomial_hashes,
@@ -327,11 +297,11 @@ def test_oph_positions_match_the_definition(n_components, sparse_fill, monkeypat
     X.sort_indices()
     permutation = draw_multiply_shift(rng, 1)[0]
     probe_hash = draw_polynomial_hashes(rng, 1, 2)[0]
-    probes = densification_probes(probe_hash, n_components, min(n_components, 256))
-    positions = oph_positions(X.indices, X.indptr, permutation, probes)
-    offsets = X.indptr[:-1][np.diff(X.indptr) > 0]
-    expected = _brute_force_oph(X.indices, X.indptr, permutation, probes)
-    np.testing.assert_array_equal(positions - offsets[:, None], expected)
+    tables = densification_tables(probe_hash, n_components)
+    positions = oph_positions(X.indices, X.indptr, permutation, tables)
+    probes = reference_probes(probe_hash, n_components, min(n_components, 256))
+    expected = reference_oph(X.indices, X.indptr, permutation, probes)
+    np.testing.assert_array_equal(positions, expected)
 
 
 # --- Reliability: every option on degenerate shapes, wide input, sizes. ---

@@ -8,8 +8,6 @@ from scipy import stats
 
 from sklearn_sketch.utils._hashing import (
     MERSENNE_PRIME,
-    _mulmod,
-    _mulmod_small,
     draw_polynomial_hashes,
     hash_to_buckets,
     hash_to_signs,
@@ -27,16 +25,18 @@ def _python_polynomial(coefficients, key):
 
 
 def test_mulmod_matches_python_integers():
+    # The compiled primitive, called on scalars: the partly reduced product.
+    from sklearn_sketch.utils._hash_kernels import _mulmod
+
     rng = np.random.RandomState(0)
-    a = rng.randint(0, P, size=5000, dtype=np.int64).astype(np.uint64)
-    b = rng.randint(0, P, size=5000, dtype=np.int64).astype(np.uint64)
-    # Extremes, including the partly reduced value P itself.
+    a = rng.randint(0, P, size=2000, dtype=np.int64).astype(np.uint64)
+    b = rng.randint(0, P, size=2000, dtype=np.int64).astype(np.uint64)
+    # Extremes, including the partly reduced value P itself, and small keys.
     a[:4] = [0, P - 1, P - 1, P]
     b[:4] = [P - 1, P - 1, 1, P]
-    for x, y, z in zip(a, b, _mulmod(a, b)):
-        assert int(z) <= P and int(z) % P == int(x) * int(y) % P
-    small = b >> np.uint64(30)  # < 2**31
-    for x, y, z in zip(a, small, _mulmod_small(a, small)):
+    b[1000:] >>= np.uint64(30)  # < 2**31
+    for x, y in zip(a, b):
+        z = _mulmod(x, y)
         assert int(z) <= P and int(z) % P == int(x) * int(y) % P
 
 
@@ -50,9 +50,9 @@ def test_polynomial_hash_matches_python_integers(independence):
         values = polynomial_hash(row, keys)
         assert values.dtype == np.uint64
         assert [int(v) for v in values] == [_python_polynomial(row, int(k)) for k in keys]
-        # The small-key fast path gives the same values as the general one.
-        small_keys = keys[:4]
-        assert np.array_equal(polynomial_hash(row, small_keys), values[:4])
+        # Keys of any integer dtype and shape give the same values.
+        assert np.array_equal(polynomial_hash(row, keys[:4].astype(np.int32)), values[:4])
+        assert np.array_equal(polynomial_hash(row, keys.reshape(7, 1)).ravel(), values)
 
 
 def _hash_many(coefficients, key):

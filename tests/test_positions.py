@@ -95,7 +95,7 @@ def test_oph_collision_probability(n_components):
     # densified bins included, so the mean over 4000 independent draws is
     # within 4 standard errors of R. With k = 64 and 40 coordinates per row
     # about half of the bins are empty and densified.
-    from sklearn_sketch.minwise._positions import densification_probes, oph_positions
+    from sklearn_sketch.minwise._positions import densification_tables, oph_positions
     from sklearn_sketch.utils._hashing import (
         draw_multiply_shift,
         draw_polynomial_hashes,
@@ -110,8 +110,8 @@ def test_oph_collision_probability(n_components):
     for draw in range(n_draws):
         permutation = draw_multiply_shift(rng, 1)[0]
         probe_hash = draw_polynomial_hashes(rng, 1, 2)[0]
-        probes = densification_probes(probe_hash, n_components, n_components)
-        positions = oph_positions(X.indices, X.indptr, permutation, probes)
+        tables = densification_tables(probe_hash, n_components)
+        positions = oph_positions(X.indices, X.indptr, permutation, tables)
         locations = X.indices[positions]
         estimates[draw] = np.mean(locations[0] == locations[1])
     se = estimates.std() / np.sqrt(n_draws)

@@ -1,7 +1,9 @@
 """Minwise and weighted minwise hashing: CoRE, resemblance and min-max kernels.
 
 ``_positions`` computes the minwise and one-permutation hash positions
-(with the densification of empty bins), ``_projection`` the random
+(with the densification of empty bins; its loops over rows are compiled in
+``_oph_kernels``, over the hash values that ``utils._hash_kernels``
+computes), ``_projection`` the random
 projections of CoRE type 1, ``_core_hasher`` the CoRE estimator; ``_cws``
 the consistent weighted samples of the min-max kernel (DartMinHash, whose
 loops are ``_dart_kernels``), ``_min_max_hasher``

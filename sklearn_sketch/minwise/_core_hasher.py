@@ -4,18 +4,20 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 
 from .._base import BaseSketch
 from ..utils._chunking import (
     HASHING_CHUNK_MIB,
-    MINWISE_TABLE_BYTES,
-    OPH_TABLE_BYTES,
     check_allocation,
+    input_bytes_per_row,
+    parallel_row_chunks,
+    run_in_threads,
 )
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
-from ..utils._sparse import gather
+from ..utils._sparse import dense_to_csr, gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -28,12 +30,12 @@ from ._one_hot import (
 )
 from ._positions import (
     BYTES_PER_PROBE,
+    MAX_CHUNK_NNZ,
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
     densification_tables,
     minwise_positions,
     nnz_chunks,
-    oph_key_table,
     oph_positions,
 )
 from ._projection import FEATURE_BLOCK, PROJECTIONS, project
@@ -308,44 +310,66 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # jobs would gain little over one.
         return HASHING_CHUNK_MIB / n_jobs
 
-    def _transform_csr(self, X):
-        """The transform of canonical CSR rows (a whole input or a chunk)."""
+    def _chunks(self, X, n_jobs):
+        # Chunks are not split further to give every job one: the jobs share
+        # the work of a chunk when there is only one (_prepare_transform),
+        # without copies of its rows and of the pieces of its output, and
+        # for "core1" without generating in each piece about all the rows
+        # of R that the chunk touches.
+        bytes_per_row = self._input_bytes_per_row(X) + input_bytes_per_row(X)
+        return parallel_row_chunks(
+            X.shape[0], bytes_per_row, 1, self._exact_rows,
+            max_chunk_mib=self._chunk_budget_mib(n_jobs),
+        )
+
+    def _prepare_transform(self, X):
+        """Threads sharing the work of a chunk: ``n_jobs`` when it is the only one."""
+        n_jobs = effective_n_jobs(self.n_jobs)
+        if n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
+            return 1
+        return n_jobs
+
+    def _transform_chunk(self, X_chunk, out, state):
+        # A dense input is converted to CSR chunk by chunk, never whole.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        return self._transform_csr(X_chunk, n_jobs=state)
+
+    def _transform_csr(self, X, n_jobs=1):
+        """The transform of canonical CSR rows (an input or a chunk), in threads."""
         k = self.n_components
         n_samples = X.shape[0]
         nonempty = np.diff(X.indptr) > 0
         n_nonempty = int(nonempty.sum())
-        X = _rescale_extreme_rows(X, nonempty)
-
         width = self._block_width
         indptr = output_indptr(nonempty, k, width)
-        # The column codes, and for "core2" the hashed values, are written
-        # chunk by chunk of hashed rows while the positions are in cache.
+        # Positions in X of the hashes' minima (int32 where they fit) and
+        # the column codes of the locations there.
+        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
+        positions = np.empty((n_nonempty, k), dtype=position_dtype)
         codes = np.empty((n_nonempty, k), dtype=indptr.dtype)
-        values = np.empty((n_nonempty, k), dtype=X.dtype)
-        for rows, positions in self._hash_positions(X):
-            locations = gather(X.indices, positions)
-            write_codes(
-                locations, self.bucket_coefficients_, self.b_bits, width,
-                X.shape[1], codes[rows],
-            )
+        self._hash_and_code(X, nonempty, positions, codes, n_jobs)
+        if self.kernel == "resemblance":
+            # The values do not depend on the data: no rescaling needed.
+            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=X.dtype)
+        else:
+            X = _rescale_extreme_rows(X, nonempty)
+            values = np.empty((n_nonempty, k), dtype=X.dtype)
             if self.kernel == "core2":
-                gather(X.data, positions, out=values[rows])
-        # Non-finite input (possible only under assume_finite=True) gives NaN
-        # values, as documented, rather than warnings about the arithmetic.
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            values = self._scaled_values(X, nonempty, values)
-
+                gather(X.data, positions, out=values)
+            # Non-finite input (possible only under assume_finite=True)
+            # gives NaN values, as documented, rather than warnings about
+            # the arithmetic.
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                values = self._scaled_values(X, nonempty, values, n_jobs)
         return sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
 
-    def _scaled_values(self, X, nonempty, values):
+    def _scaled_values(self, X, nonempty, values, n_jobs=1):
         """The output values of the nonempty rows (``values`` holds core2's)."""
         k = self.n_components
         dtype = X.dtype
-        if self.kernel == "resemblance":
-            values.fill(1.0 / np.sqrt(k))
-            return values
         norms = np.empty(0)
         if values.shape[0]:
             squares = np.square(X.data, dtype=np.float64)
@@ -355,46 +379,43 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             scale = np.sqrt(row_nnz) / norms / np.sqrt(k)
             values *= scale[:, None].astype(dtype)
             return values
-        values = project(X, self.projection, self.projection_seed_, k)
+        values = project(X, self.projection, self.projection_seed_, k, n_jobs)
         if not nonempty.all():
             values = values[nonempty]
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_positions(self, X):
-        """Yield ``(rows, positions)`` by chunks of the nonempty rows.
+    def _hash_and_code(self, X, nonempty, positions, codes, n_jobs):
+        """Write the positions of the hashes' minima and their codes, by pieces of rows.
 
         ``positions[i, j]`` is the position in ``X.data`` of the minimum of
-        hash ``j`` in the nonempty row number ``rows.start + i``.
+        hash ``j`` in the nonempty row number ``i``, ``codes[i, j]`` the
+        output column of the location there. The rows are hashed by pieces
+        of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a piece's
+        entries are its only temporary), ``n_jobs`` pieces at once.
         """
-        k = self.n_components
         if self.hashing == "oph":
-            probes, inverse = densification_tables(self.probe_coefficients_, k)
-            key_table = None
-            if X.shape[1] <= X.nnz:
-                key_table = oph_key_table(self.hash_coefficients_[0], X.shape[1])
-        done = 0
-        table_bytes = OPH_TABLE_BYTES if self.hashing == "oph" else MINWISE_TABLE_BYTES
-        max_rows = max(1, table_bytes // (8 * k))
-        for start, stop in nnz_chunks(X.indptr, max_rows=max_rows):
-            offset = X.indptr[start]
-            indices = X.indices[offset : X.indptr[stop]]
-            indptr = X.indptr[start : stop + 1] - offset
+            tables = densification_tables(self.probe_coefficients_, self.n_components)
+        # Nonempty rows before each row: where a piece's rows go.
+        done = np.zeros(len(nonempty) + 1, dtype=np.intp)
+        np.cumsum(nonempty, out=done[1:])
+        max_nnz = min(MAX_CHUNK_NNZ, -(-X.nnz // n_jobs))
+
+        def hash_piece(piece):
+            start, stop = piece
+            indptr = X.indptr[start : stop + 1]
+            indices = X.indices[indptr[0] : indptr[-1]]
+            rows = slice(done[start], done[stop])
+            out = positions[rows]
             if self.hashing == "minwise":
-                chunk = minwise_positions(indices, indptr, self.hash_coefficients_)
+                minwise_positions(indices, indptr, self.hash_coefficients_, out=out)
             else:
-                chunk = oph_positions(
-                    indices,
-                    indptr,
-                    self.hash_coefficients_[0],
-                    probes,
-                    key_table,
-                    inverse,
-                )
-            # Offset in a dtype that holds positions of the whole X (int64
-            # for 2**31 entries or more), not in the chunk's int32.
-            if X.nnz >= 2**31:
-                chunk = chunk.astype(np.int64)
-            chunk += chunk.dtype.type(offset)
-            yield slice(done, done + chunk.shape[0]), chunk
-            done += chunk.shape[0]
+                permutation = self.hash_coefficients_[0]
+                oph_positions(indices, indptr, permutation, tables, out=out)
+            write_codes(
+                X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
+                X.shape[1], codes[rows], positions=out,
+            )
+
+        pieces = nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1))
+        run_in_threads(hash_piece, pieces, n_jobs)

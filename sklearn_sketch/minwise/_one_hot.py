@@ -48,13 +48,16 @@ def output_indptr(nonempty, k, block_width):
     return indptr
 
 
-def write_codes(locations, bucket_coefficients, b_bits, block_width, n_keys, out):
+def write_codes(
+    locations, bucket_coefficients, b_bits, block_width, n_keys, out, positions=None
+):
     """Column of each location in its hash's block, written into ``out``.
 
     Parameters
     ----------
     locations : ndarray of shape (n_rows, k) of non-negative integers
-        Location chosen by hash ``j`` (column ``j``) in each row.
+        Location chosen by hash ``j`` (column ``j``) in each row; with
+        ``positions``, the one-dimensional array they index.
     bucket_coefficients : ndarray of shape (k, 2), dtype uint64
         Multiply-add-shift hashes of the b-bit codes (unused if ``b_bits``
         is None).
@@ -65,21 +68,15 @@ def write_codes(locations, bucket_coefficients, b_bits, block_width, n_keys, out
         An upper bound on the locations (exclusive).
     out : ndarray of shape (n_rows, k)
         Integer columns of the output (its indices' dtype).
+    positions : ndarray of shape (n_rows, k), default=None
+        The locations are ``locations[positions]``.
     """
-    k = locations.shape[1]
+    k = out.shape[1]
     block_starts = np.arange(0, k * block_width, block_width, dtype=np.uint64)
-    if b_bits is None:
-        np.add(locations, block_starts.astype(out.dtype), out=out, casting="unsafe")
-    else:
-        bbit_codes(
-            bucket_coefficients,
-            locations,
-            b_bits,
-            out=out,
-            offsets=block_starts,
-            n_keys=n_keys,
-        )
-    return out
+    return bbit_codes(
+        bucket_coefficients, locations, b_bits, out=out, offsets=block_starts,
+        n_keys=n_keys, positions=positions,
+    )
 
 
 class OneHotOutputMixin:

@@ -14,6 +14,7 @@ and BLAS release the GIL in the heavy parts), each writing its own slice of
 the preallocated output, so the result is the same array as with one job.
 """
 
+import functools
 import os
 import queue
 import threading
@@ -38,12 +39,9 @@ HASHING_CHUNK_MIB = 256
 # KernelJL's chunks: the kernel block is one matrix product per chunk, which
 # BLAS computes faster on large blocks than in 16 MiB pieces.
 KERNEL_CHUNK_MIB = 64
-# CoREHasher's rows hashed at once, as the bytes of their (k x rows) uint64
-# table: an "oph" chunk's table of bin minima stays near the size of a core's
-# L2 cache, where its scattered updates are cheap; "minwise" prefers longer
-# chunks (fewer, longer hash blocks).
+# Rows hashed at once by the bin-wise CWS study (benchmarks/bin_wise_cws.py),
+# as the bytes of their (k x rows) uint64 table of bin minima.
 OPH_TABLE_BYTES = 2 * 2**20
-MINWISE_TABLE_BYTES = 8 * 2**20
 # Memory for the rows of CoREHasher's projection R generated at once (whole
 # blocks of features, all k columns): X @ R is a sum over groups of feature
 # blocks of this size, each multiplied while its rows are still in cache.
@@ -157,10 +155,22 @@ def _release_blas_control():
         clear()
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_libraries():
+    """threadpoolctl's controllers of the BLAS libraries loaded, found once.
+
+    Finding them scans every loaded library, which costs several
+    milliseconds: as much as a whole transform of a few thousand rows,
+    paid at every call with ``n_jobs > 1``. The BLAS libraries are loaded
+    with NumPy and SciPy, before any transform.
+    """
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
 def _lower_blas_limits():
     """Set every BLAS to one thread; return ``(library, found, set)`` of each."""
     saved = []
-    for library in ThreadpoolController().select(user_api="blas").lib_controllers:
+    for library in _blas_libraries():
         found = library.num_threads
         library.set_num_threads(1)
         saved.append((library, found, library.num_threads))
@@ -235,6 +245,15 @@ def _run_in_threads(function, chunks, n_jobs):
         for worker in workers:
             worker.result()  # re-raises a chunk's exception
     return results
+
+
+def run_in_threads(function, items, n_jobs):
+    """``[function(item) for item in items]``, in ``n_jobs`` threads if > 1.
+
+    For the work of one chunk that its transform shares out itself (when
+    the chunks are not split per job); see :func:`_run_in_threads`.
+    """
+    return _run_in_threads(function, list(items), n_jobs)
 
 
 def dense_transform(X, chunks, transform_chunk, n_output_features, dtype, n_jobs):

@@ -11,7 +11,7 @@ lives with that algorithm and imports from here.
   and the independence the sketches draw them with
   (:data:`SIGN_HASH_INDEPENDENCE`, :data:`BUCKET_HASH_INDEPENDENCE`).
 * Multiply-add-shift hashes of 32-bit keys (strongly universal;
-  :func:`draw_multiply_shift`, :func:`multiply_add_shift_high`,
+  :func:`draw_multiply_shift`, :func:`minwise_hashes`,
   :func:`bbit_codes`) and the key scrambler they are applied after,
   MurmurHash3's finalizer :func:`fmix32`.
 * SplitMix64 (:func:`splitmix64`, :func:`mix64`): a hash of counters, whose
@@ -37,10 +37,11 @@ The state of one hash is its ``k`` coefficients, whatever the number of keys:
 hashing feature indices of a 2**40-dimensional input costs the same fitted
 memory as hashing those of a 10-dimensional one.
 
-Everything here is vectorized numpy on ``uint64``.  The product of two field
-elements needs 122 bits, so :func:`_mulmod` splits both factors into 31- and
-30-bit halves and uses ``2**61 = 1 (mod P)`` to fold the partial products back
-below 2**64 without overflow.
+The evaluation loops are compiled (``_hash_kernels``, the one home of the
+compiled primitives; this module's functions wrap them) in ``uint64``. The
+product of two field elements needs 122 bits, so ``_hash_kernels._mulmod``
+splits both factors into 31- and 30-bit halves and uses ``2**61 = 1 (mod P)``
+to fold the partial products back below 2**64 without overflow.
 
 Multiply-add-shift hashes
 -------------------------
@@ -58,20 +59,11 @@ before mixing, so for more than ``2**32`` features two coordinates can share
 a key.
 """
 
-import sys
-
 import numpy as np
 
 MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _P = MERSENNE_PRIME
-_LOW31 = np.uint64((1 << 31) - 1)
-_LOW30 = np.uint64((1 << 30) - 1)
-_U31 = np.uint64(31)
-_U30 = np.uint64(30)
-_U61 = np.uint64(61)
 _U1 = np.uint64(1)
-_LOW32 = np.uint64(0xFFFFFFFF)
-_HIGH32 = np.uint64(0xFFFFFFFF00000000)
 _U32 = np.uint64(32)
 
 # Every product estimator of the polynomial kernel is quadratic in the random
@@ -82,45 +74,6 @@ SIGN_HASH_INDEPENDENCE = 4
 # Count Sketch buckets need only pairwise independence (Pham & Pagh 2013,
 # Lemma 6).
 BUCKET_HASH_INDEPENDENCE = 2
-
-
-def _fold(x):
-    """Partly reduce ``x < 2**64`` modulo P: the result is congruent and ``<= P``."""
-    x = (x & _P) + (x >> _U61)  # < 2**61 + 8
-    return (x & _P) + (x >> _U61)  # <= P
-
-
-def _mulmod(a, b):
-    """``a * b`` modulo P, partly reduced (``<= P``), for uint64 ``a, b <= 2**61``.
-
-    Both factors are split into high and low halves: with
-    ``a = a_hi 2**31 + a_lo`` and ``b = b_hi 2**31 + b_lo``::
-
-        a b = a_hi b_hi 2**62 + (a_hi b_lo + a_lo b_hi) 2**31 + a_lo b_lo
-
-    and ``2**62 = 2``, ``m 2**31 = (m >> 30) + (m & (2**30 - 1)) 2**31 (mod P)``.
-    Every partial sum stays below ``2**63 + 2**32``, so nothing overflows.
-    """
-    a_hi, a_lo = a >> _U31, a & _LOW31  # a_hi <= 2**30, a_lo < 2**31
-    b_hi, b_lo = b >> _U31, b & _LOW31
-    middle = a_hi * b_lo + a_lo * b_hi  # <= 2**62
-    total = ((a_hi * b_hi) << _U1) + a_lo * b_lo  # <= 2**61 + 2**62
-    total += middle >> _U30  # <= 2**32
-    total += (middle & _LOW30) << _U31  # < 2**61
-    return _fold(total)
-
-
-def _mulmod_small(a, b):
-    """``a * b`` modulo P, partly reduced, for ``a <= 2**61`` and ``b < 2**31``.
-
-    The same arithmetic as :func:`_mulmod` with ``b_hi = 0``, in about half
-    the operations: feature indices below 2**31 are the common case.
-    """
-    high = (a >> _U31) * b  # < 2**61
-    total = (a & _LOW31) * b  # < 2**62
-    total += high >> _U30
-    total += (high & _LOW30) << _U31
-    return _fold(total)
 
 
 def draw_polynomial_hashes(random_state, n_hashes, independence):
@@ -153,27 +106,33 @@ def polynomial_hash(coefficients, keys):
 
     Parameters
     ----------
-    coefficients : ndarray of shape (k,), dtype uint64
+    coefficients : ndarray of shape (k,) or (k, ...), dtype uint64
         Coefficients in Horner order, as returned (row-wise) by
-        :func:`draw_polynomial_hashes`.
+        :func:`draw_polynomial_hashes`. Trailing dimensions broadcast
+        against ``keys``: each key is then hashed by its own polynomial.
     keys : array-like of non-negative integers, each below ``2**61 - 1``
         The keys (for example feature indices).
 
     Returns
     -------
-    values : ndarray of the shape of ``keys``, dtype uint64
+    values : ndarray of the broadcast shape, dtype uint64
         Hash values, uniform on ``[0, 2**61 - 1)``.
     """
-    keys = np.asarray(keys).astype(np.uint64, copy=False)
-    small_keys = keys.size == 0 or keys.max() <= _LOW31
-    mulmod = _mulmod_small if small_keys else _mulmod
-    values = np.full(keys.shape, coefficients[0], dtype=np.uint64)
-    for coefficient in coefficients[1:]:
-        values = mulmod(values, keys)
-        values += coefficient  # <= 2P < 2**62: exact
-        values = _fold(values)
-    # Full reduction to [0, P): the partly reduced value may equal P.
-    values[values == _P] = 0
+    from ._hash_kernels import _polynomial_hash
+
+    coefficients = np.asarray(coefficients, dtype=np.uint64)
+    keys = np.asarray(keys)
+    shape = np.broadcast_shapes(coefficients.shape[1:], keys.shape)
+    if coefficients.ndim == 1:
+        table = coefficients[:, None]
+    else:
+        table = np.broadcast_to(coefficients, coefficients.shape[:1] + shape)
+        table = table.reshape(coefficients.shape[0], -1)
+    keys = np.broadcast_to(keys, shape).reshape(-1)
+    values = np.empty(shape, dtype=np.uint64)
+    if values.size:
+        table, keys = np.ascontiguousarray(table), np.ascontiguousarray(keys)
+        _polynomial_hash(table, keys, values.reshape(-1))
     return values
 
 
@@ -194,30 +153,19 @@ def fmix32(keys):
     Parameters
     ----------
     keys : ndarray of non-negative integers
-        Keys above ``2**32 - 1`` are folded to 32 bits first.
+        Keys above ``2**32 - 1`` are folded to 32 bits first (the XOR of
+        their halves).
 
     Returns
     -------
     mixed : ndarray of uint64, values below ``2**32``
     """
-    return _fmix32_u32(keys).astype(np.uint64)
+    from ._hash_kernels import _fmix32_array
 
-
-def _fmix32_u32(keys):
-    """:func:`fmix32` in uint32 arithmetic (wrapping products), as uint32."""
     keys = np.asarray(keys)
-    if keys.dtype.itemsize > 4:
-        # Fold keys above 32 bits (only for more than 2**32 features).
-        wide = keys.astype(np.uint64)
-        h = ((wide & _LOW32) ^ (wide >> _U32)).astype(np.uint32)
-    else:
-        h = keys.astype(np.uint32)
-    h ^= h >> np.uint32(16)
-    h *= np.uint32(0x85EBCA6B)
-    h ^= h >> np.uint32(13)
-    h *= np.uint32(0xC2B2AE35)
-    h ^= h >> np.uint32(16)
-    return h
+    mixed = np.empty(keys.shape, dtype=np.uint64)
+    _fmix32_array(np.ascontiguousarray(keys).reshape(-1), mixed.reshape(-1))
+    return mixed
 
 
 def draw_multiply_shift(random_state, n_hashes):
@@ -232,32 +180,33 @@ def draw_multiply_shift(random_state, n_hashes):
     return (halves[..., 0] << _U32) | halves[..., 1]
 
 
-def multiply_add_shift_high(coefficients, mixed_keys):
-    """32-bit multiply-add-shift hash values, in the high half of uint64 words.
+def minwise_hashes(coefficients, indices):
+    """32-bit multiply-add-shift hash values of the ``fmix32`` keys of ``indices``.
 
     Parameters
     ----------
-    coefficients : ndarray of shape (..., 2), dtype uint64
-        ``(a, b)`` of one hash (shape ``(2,)``) or of several, from
-        :func:`draw_multiply_shift`.
-    mixed_keys : ndarray of uint64, values below ``2**32``
-        Keys, usually :func:`fmix32` of the coordinates (one-dimensional
-        when several hashes are given).
+    coefficients : ndarray of shape (n_hashes, 2), dtype uint64
+        ``(a, b)`` of each hash, from :func:`draw_multiply_shift`.
+    indices : ndarray of shape (n,) of non-negative integers
+        The coordinates (for example a chunk's column indices).
 
     Returns
     -------
-    keys : ndarray of shape ``coefficients.shape[:-1] + mixed_keys.shape``
-        The high 32 bits of ``a * key + b mod 2**64`` (the hash value), the
-        low 32 bits zero (room for a tie-breaker, such as a position).
+    values : ndarray of shape (n_hashes, n), dtype uint32
+        ``values[j, i]``: the high 32 bits of ``a_j * fmix32(indices[i]) +
+        b_j mod 2**64``.
     """
-    keys = mixed_keys * coefficients[..., 0, None]
-    keys += coefficients[..., 1, None]
-    keys &= _HIGH32
-    return keys
+    from ._hash_kernels import _minwise_hashes
+
+    values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
+    coefficients = np.ascontiguousarray(coefficients)
+    _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
+    return values
 
 
 def bbit_codes(
-    hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None, n_keys=None
+    hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None,
+    n_keys=None, positions=None,
 ):
     """b-bit code of each location, hash ``j`` for column ``j``.
 
@@ -265,14 +214,19 @@ def bbit_codes(
     strongly universal for keys below ``2**u`` when ``w >= u + b - 1``
     (Dietzfelbinger 1996): two different locations get the same code with
     probability exactly ``2**-b``. ``w = 64`` serves any 32-bit key; when
-    the keys are known to be small enough, ``w = 32`` with the low halves of
-    ``a_j, b_j`` (uniform too) does, in half the memory traffic.
+    the keys are known to be small enough, ``w = 32`` with the low halves
+    of ``a_j, b_j`` (uniform too) does, in cheaper arithmetic. Keys of more
+    than 32 bits (``n_keys > 2**32``) are all :func:`fmix32`-folded to 32
+    bits first (with ``n_keys=None``, those above ``2**32 - 1``), so that a
+    location's code never depends on the other locations hashed with it.
 
     Parameters
     ----------
     hash_coefficients : ndarray of shape (k, 2), dtype uint64
     locations : ndarray of shape (n_rows, k) of non-negative integers
-    b_bits : int, 1 to 32
+        Or, with ``positions``, the one-dimensional array they index.
+    b_bits : int, 1 to 32, or None
+        None keeps the locations themselves (plus the offsets).
     dtype : integer dtype, default=np.int64
         Of the codes (ignored when ``out`` is given).
     out : ndarray of shape (n_rows, k), default=None
@@ -281,49 +235,30 @@ def bbit_codes(
         Added to the codes of column ``j`` (the start of block ``j``).
     n_keys : int, default=None
         An upper bound on the locations (exclusive), if known.
+    positions : ndarray of shape (n_rows, k) of integers, default=None
+        The locations are ``locations[positions]``.
 
     Returns
     -------
     codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)`` plus offsets
     """
-    locations = np.asarray(locations)
+    from ._hash_kernels import _bbit_codes, _bbit_codes_at
+
+    shape = locations.shape if positions is None else positions.shape
     if out is None:
-        out = np.empty(locations.shape, dtype=dtype)
+        out = np.empty(shape, dtype=dtype)
+    if offsets is None:
+        offsets = np.zeros(shape[1], dtype=np.uint64)
     key_bits = 64 if n_keys is None else max(1, int(n_keys - 1).bit_length())
-    if key_bits + b_bits - 1 <= 32:
-        low_coefficients = (hash_coefficients & _LOW32).astype(np.uint32)
-        keys = np.multiply(
-            locations, low_coefficients[:, 0], dtype=np.uint32, casting="unsafe"
-        )
-        keys += low_coefficients[:, 1]
-        keys >>= np.uint32(32 - b_bits)
-        if offsets is None:
-            np.copyto(out, keys, casting="unsafe")
-        elif out.dtype.itemsize == 4:
-            # The codes plus offsets fit a 32-bit output (its caller sized it).
-            np.add(keys, offsets.astype(np.uint32), out=out.view(np.uint32))
-        else:
-            np.add(keys, offsets, out=out, casting="unsafe")
-        return out
-    if locations.dtype.itemsize > 4 and locations.size and locations.max() > _LOW32:
-        locations = fmix32(locations)  # fold locations beyond 32 bits
-    # The product in uint64, cast on the fly (non-negative locations).
-    keys = np.multiply(locations, hash_coefficients[:, 0], dtype=np.uint64, casting="unsafe")
-    keys += hash_coefficients[:, 1]
-    keys >>= np.uint64(64 - b_bits)
-    if out.dtype.itemsize == 4:
-        # The codes plus offsets fit a 32-bit output (its caller sized it):
-        # add the offsets to the low halves of the keys straight into it,
-        # one pass where adding in 64 bits and then casting takes two.
-        low = keys.view(np.uint32)[..., 0 if sys.byteorder == "little" else 1 :: 2]
-        if offsets is None:
-            np.copyto(out.view(np.uint32), low)
-        else:
-            np.add(low, offsets.astype(np.uint32), out=out.view(np.uint32))
-        return out
-    if offsets is not None:
-        keys += offsets
-    np.copyto(out, keys, casting="unsafe")
+    word = 32 if b_bits is not None and key_bits + b_bits - 1 <= 32 else 64
+    fold = n_keys is not None and key_bits > 32
+    offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
+    args = (b_bits or 0, word, fold, offsets, out)
+    coefficients = np.ascontiguousarray(hash_coefficients, dtype=np.uint64)
+    if positions is None:
+        _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
+    else:
+        _bbit_codes_at(coefficients, locations, np.ascontiguousarray(positions), *args)
     return out
 
 

@@ -1,0 +1,126 @@
+"""CoREHasher's one-permutation hashing against rensa, and its two-job speed-up.
+
+Rows of the sector data set (float32 counts, 55197 columns) are hashed by
+
+* ``CoREHasher(kernel="resemblance", hashing="oph", n_components=256)``
+  with its default ``n_jobs`` (one thread), timed up to the sparse feature
+  matrix it returns (8-bit codes, one block per hash);
+* rensa's ``RMinHash.digest_matrix_from_flat_token_hashes``: the column
+  indices of each row as token hashes, flat with row offsets, ``num_perm=256``
+  (rensa spreads the rows over every core), timed up to its matrix of
+  digests (no sparse output).
+
+Target: CoREHasher at least twice as fast as rensa (ratio = rensa / CoREHasher).
+
+Then the transform with ``n_jobs=2`` against ``n_jobs=1`` (resemblance and
+CoRE type 1, both with hashing="oph"), next to what two threads can gain on
+this machine at this moment (``bench_gil.two_thread_speedup`` of an in-cache
+compute-bound call): target a speed-up of at least 1.8x, or 0.9 of that
+ceiling. Then the cost of a CSR matrix with ``2**31`` columns and few
+nonzeros, which should be that of its nonzeros.
+
+The timed functions run in turn within each repeat (so that load on the
+machine hits all of them alike); the table gives the best of the repeats
+and the ratios computed within this run. Run::
+
+    python benchmarks/bench_oph_rensa.py [--data-home DIR] [--rows 3000] [--repeats 5]
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+# Import the package of this source tree, installed or not.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_gil import in_cache_sines, two_thread_speedup  # noqa: E402
+
+from sklearn_sketch import CoREHasher  # noqa: E402
+from sklearn_sketch.datasets import fetch_sector  # noqa: E402
+
+
+def best_times(functions, repeats):
+    """Best wall-clock seconds of each function, run in turn per repeat."""
+    times = {name: [] for name in functions}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(values) for name, values in times.items()}
+
+
+def rensa_digests(indices, offsets, k):
+    from rensa import RMinHash
+
+    return RMinHash.digest_matrix_from_flat_token_hashes(indices, offsets, k, 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data-home", default=None, help="data folder (default $SKLEARN_SKETCH_DATA)"
+    )
+    parser.add_argument("--rows", type=int, default=3000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-components", type=int, default=256)
+    args = parser.parse_args()
+    k = args.n_components
+
+    X, _ = fetch_sector(args.data_home, return_X_y=True)
+    X = X[: args.rows].astype(np.float32)
+    print(f"sector: {X.shape}, nnz={X.nnz}, float32, k={k}, best of {args.repeats}")
+    indices = X.indices.astype(np.uint64)
+    offsets = X.indptr.astype(np.uint64)
+
+    def hasher(**params):
+        fitted = CoREHasher(k, random_state=0, **params).fit(X[:1])
+        fitted.transform(X[:10])  # compiles (or loads) the kernels first
+        return fitted
+
+    resemblance = hasher(kernel="resemblance", hashing="oph")
+    rensa_digests(indices, offsets, k)
+    times = best_times(
+        {
+            "rensa digest_matrix_from_flat_token_hashes": lambda: rensa_digests(
+                indices, offsets, k
+            ),
+            "CoREHasher resemblance oph (CSR output)": lambda: resemblance.transform(X),
+        },
+        args.repeats,
+    )
+    print("Target 1: CoREHasher >= 2x faster than rensa (ratio = rensa / row)")
+    reference = times["rensa digest_matrix_from_flat_token_hashes"]
+    for name, seconds in times.items():
+        print(f"  {name:45s} {seconds * 1e3:8.2f} ms {reference / seconds:6.2f}x")
+
+    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    print(f"\nTarget 2: n_jobs=2 vs n_jobs=1 >= 1.8x or >= 0.9 x the ceiling; "
+          f"two threads vs one on in-cache np.sin (the ceiling): {ceiling:.2f}x")
+    for kernel in ("resemblance", "core1"):
+        jobs = {n: hasher(kernel=kernel, hashing="oph", n_jobs=n) for n in (1, 2)}
+        calls = {n: (lambda h=h: h.transform(X)) for n, h in jobs.items()}
+        times = best_times(calls, args.repeats)
+        speedup = times[1] / times[2]
+        print(f"  {kernel:12s} n_jobs=1 {times[1] * 1e3:8.2f} ms, n_jobs=2 "
+              f"{times[2] * 1e3:8.2f} ms: {speedup:.2f}x "
+              f"({speedup / ceiling:.2f} of the ceiling)")
+
+    print("\nTarget 3: cost of the nonzeros, not of n_features (resemblance, oph)")
+    for n_features in (X.shape[1], 2**31):
+        indices = X.indices.astype(np.int64)
+        shape = (X.shape[0], n_features)
+        wide = sp.csr_matrix((X.data, indices, X.indptr), shape=shape)
+        fitted = CoREHasher(k, kernel="resemblance", random_state=0).fit(wide[:1])
+        fitted.transform(wide[:10])
+        seconds = best_times({"t": lambda: fitted.transform(wide)}, args.repeats)["t"]
+        print(f"  n_features={n_features:>11d}: {seconds * 1e3:8.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

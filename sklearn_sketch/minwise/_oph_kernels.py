@@ -1,0 +1,224 @@
+"""Compiled loops of minwise hashing over the rows of a CSR chunk.
+
+They consume the hash values of the chunk's entries, computed by
+``utils._hash_kernels`` (the home of the compiled hash primitives; a kernel
+never calls a jitted function of another module, since numba checks only
+the caller's file when it decides a cached compile is stale), and the
+densification tables of ``_positions``, which validates and prepares every
+argument. Each loop is a pass over the rows: bin minima and densification
+of one-permutation hashing, or the minima of ``k`` independent hashes.
+Positions are absolute: those of ``indptr``, whose first value is the
+position of the first entry of the value arrays.
+"""
+
+import numpy as np
+
+from ..utils._numba import kernel
+
+_U32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@kernel
+def _oph_positions(
+    hashes, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out
+):
+    """One-permutation hashing with optimal densification, row by row.
+
+    Entry ``p`` falls in bin ``(hashes[p] * k) >> 32``; each bin of a row
+    keeps its entry of smallest hash (ties: the first, i.e. the smallest
+    coordinate). Every nonempty row writes the position of each bin's entry
+    into the next row of ``out``, an empty bin that of the bin its probe
+    sequence hits first (:func:`_densify_row`).
+    """
+    n_bins = probe_table.shape[1]
+    n_bins_64 = np.uint64(n_bins)
+    base = indptr[0]
+    # (hash, offset in the row) packed in one uint64: its minimum is the
+    # bin's entry, found without a branch.
+    best = np.empty(n_bins, dtype=np.uint64)
+    filled = np.empty(n_bins, dtype=np.uint8)
+    work = np.empty((3, n_bins), dtype=np.uint32)
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        best[:] = _EMPTY
+        for p in range(start, stop):
+            h = np.uint64(hashes[p])
+            b = (h * n_bins_64) >> _U32
+            best[b] = min(best[b], (h << _U32) | np.uint64(p - start))
+        for j in range(n_bins):
+            filled[j] = best[j] != _EMPTY
+        source = work[0]
+        _densify_row(
+            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
+            work[1], work[2],
+        )
+        first = base + start
+        for j in range(n_bins):
+            out[row, j] = first + np.int64(best[source[j]] & _LOW32)
+        row += 1
+
+
+@kernel
+def _binned_positions(
+    bin_hashes, order, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    out,
+):
+    """:func:`_oph_positions` with the order within a bin given by ``order``.
+
+    Entry ``p`` falls in bin ``(bin_hashes[p] * k) >> 32`` and each bin
+    keeps its entry of smallest ``order[p]`` (ties: the first).
+    """
+    n_bins = probe_table.shape[1]
+    n_bins_64 = np.uint64(n_bins)
+    base = indptr[0]
+    best = np.empty(n_bins, dtype=order.dtype)
+    best_position = np.empty(n_bins, dtype=np.int64)
+    filled = np.empty(n_bins, dtype=np.uint8)
+    work = np.empty((3, n_bins), dtype=np.uint32)
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        best_position[:] = -1
+        for p in range(start, stop):
+            b = (np.uint64(bin_hashes[p]) * n_bins_64) >> _U32
+            if best_position[b] < 0 or order[p] < best[b]:
+                best[b] = order[p]
+                best_position[b] = p
+        for j in range(n_bins):
+            filled[j] = best_position[j] >= 0
+        source = work[0]
+        _densify_row(
+            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
+            work[1], work[2],
+        )
+        for j in range(n_bins):
+            out[row, j] = base + best_position[source[j]]
+        row += 1
+
+
+@kernel
+def _densify_row(
+    filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source, pending,
+    filled_bins,
+):
+    """Source bin of every bin of a row: itself if filled, else its first probe hit.
+
+    The probe of bin ``j`` at attempt ``t`` is ``probe_table[t, j]``; an
+    empty bin takes the first filled bin of its sequence, or, when every
+    attempt misses, the first filled bin after it (circularly). A row with
+    fewer than ``sparse_bins`` filled bins is settled from its filled bins,
+    through the inverse lists of the probes (``probing_bins[pair]`` probes
+    its bin at attempt ``attempts[pair]``; each of its empty bins would
+    need many attempts); the others attempt by attempt over the list of
+    the bins still empty, without a branch. The two ways give the same
+    sources.
+    """
+    n_attempts, n_bins = probe_table.shape
+    # Unsigned indices throughout: numba then skips the negative-index
+    # wraparound of every access. A bin not settled has the source n_bins.
+    unset = np.uint32(n_bins)
+    n_filled = 0
+    n_pending = 0
+    for j in range(n_bins):
+        is_filled = filled[j]
+        source[j] = j if is_filled else unset
+        filled_bins[n_filled] = j
+        pending[n_pending] = j
+        n_filled += is_filled
+        n_pending += 1 - is_filled
+    if n_pending == 0:
+        return
+    if n_filled < sparse_bins:
+        n_pending = _settle_from_filled_bins(
+            filled, filled_bins[:n_filled], probing_bins, attempts, bounds, n_attempts,
+            source, pending,
+        )
+    else:
+        n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
+    # Bins whose probes all missed: the first filled bin after them.
+    for q in range(n_pending):
+        j = pending[q]
+        f = j + 1 if j + 1 < n_bins else 0
+        while not filled[f]:
+            f = f + 1 if f + 1 < n_bins else 0
+        source[j] = f
+
+
+@kernel
+def _settle_from_filled_bins(
+    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, source, pending
+):
+    """Sources from the inverse lists of the filled bins; the bins left go to ``pending``.
+
+    Each filled bin's list holds the pairs (j, t) probing it, by attempt:
+    one sequential read per filled bin; an empty bin keeps the pair of
+    smallest attempt. Returns the number of bins left (all probes missed).
+    """
+    unset = source.size
+    first_attempt = pending
+    first_attempt[:] = n_attempts
+    for f in filled_bins:
+        for pair in range(bounds[f, 0], bounds[f, n_attempts]):
+            j = probing_bins[pair]
+            t = attempts[pair]
+            if t < first_attempt[j] and not filled[j]:
+                first_attempt[j] = t
+                source[j] = f
+    n_pending = 0
+    for j in range(source.size):
+        pending[n_pending] = j
+        n_pending += source[j] == unset
+    return n_pending
+
+
+@kernel
+def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
+    """Sources attempt by attempt over the list of the ``n_pending`` bins still empty.
+
+    Without a branch: the last probe written to a bin is its first hit, and
+    a bin that hits leaves the list. Returns the number of bins left.
+    """
+    for t in range(probe_table.shape[0]):
+        probes = probe_table[t]
+        kept = 0
+        for q in range(n_pending):
+            j = pending[q]
+            f = probes[j]
+            source[j] = f
+            pending[kept] = j
+            kept += 1 - filled[f]
+        n_pending = kept
+        if n_pending == 0:
+            break
+    return n_pending
+
+
+@kernel
+def _minwise_positions(hashes, indptr, first, out):
+    """Position of each nonempty row's minimum under hashes ``first ..``.
+
+    ``hashes[j, p]`` is the value of entry ``p`` under hash ``first + j``;
+    ties go to the first entry (the smallest coordinate).
+    """
+    base = indptr[0]
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        for j in range(hashes.shape[0]):
+            best = hashes[j, start]
+            best_p = start
+            for p in range(start + 1, stop):
+                if hashes[j, p] < best:
+                    best = hashes[j, p]
+                    best_p = p
+            out[row, first + j] = base + best_p
+        row += 1

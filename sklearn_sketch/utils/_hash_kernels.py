@@ -1,0 +1,170 @@
+"""Compiled hash primitives and their loops over a chunk's entries.
+
+The one compiled home of the hash functions of ``utils._hashing`` (which
+draws them, documents them and wraps these loops): MurmurHash3's ``fmix32``,
+multiply-add-shift hashes, b-bit codes and the polynomial hash modulo
+``P = 2**61 - 1``. Each primitive is an inlined scalar function; the
+kernels apply them to whole arrays (a chunk's column indices, a table's
+keys, the locations the hashers chose).
+
+Choice of layout: a family's own kernels (one-permutation hashing and its
+densification, the minima of ``k`` minwise hashes, in
+``minwise._oph_kernels``) never call these primitives. They consume the
+arrays computed here (the hash values of a chunk's entries), because a
+kernel calls jitted functions of its own module only: numba decides whether
+a cached compile is stale from the caller's file alone.
+
+All arithmetic is uint64 with ``np.uint64`` constants (a signed operand
+would turn it into float64); products wrap modulo ``2**64`` as the hashes
+require. Validation, dtypes and contiguity are the wrappers' business.
+"""
+
+import numpy as np
+
+from ._numba import kernel
+
+_P = np.uint64((1 << 61) - 1)
+_LOW31 = np.uint64((1 << 31) - 1)
+_LOW30 = np.uint64((1 << 30) - 1)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_U1 = np.uint64(1)
+_U13 = np.uint64(13)
+_U16 = np.uint64(16)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U61 = np.uint64(61)
+_U64 = np.uint64(64)
+_FMIX_C1 = np.uint64(0x85EBCA6B)
+_FMIX_C2 = np.uint64(0xC2B2AE35)
+
+
+@kernel(inline="always")
+def _fmix32(key):
+    """MurmurHash3's 32-bit finalizer of a key folded to 32 bits (uint64 in, out)."""
+    h = (key & _LOW32) ^ (key >> _U32)
+    h ^= h >> _U16
+    h = (h * _FMIX_C1) & _LOW32
+    h ^= h >> _U13
+    h = (h * _FMIX_C2) & _LOW32
+    return h ^ (h >> _U16)
+
+
+@kernel(inline="always")
+def _multiply_add_shift(a, b, key):
+    """The high 32 bits of ``a * key + b mod 2**64`` (uint64)."""
+    return (a * key + b) >> _U32
+
+
+@kernel(inline="always")
+def _bbit_code(a, b, location, b_bits, word, fold):
+    """b-bit code of a location: multiply-add-shift on a 32- or 64-bit word.
+
+    With ``word == 32`` the low halves of ``a, b`` hash the location in
+    32-bit arithmetic; otherwise the 64-bit word, the location being
+    ``fmix32``-folded to 32 bits first when ``fold`` is set or it has more
+    than 32 bits.
+    """
+    if word == 32:
+        hashed = ((a & _LOW32) * (location & _LOW32) + (b & _LOW32)) & _LOW32
+        return hashed >> (_U32 - b_bits)
+    if fold or location > _LOW32:
+        location = _fmix32(location)
+    return (a * location + b) >> (_U64 - b_bits)
+
+
+@kernel(inline="always")
+def _fold(x):
+    """Partly reduce ``x < 2**64`` modulo P: congruent and ``<= P``."""
+    x = (x & _P) + (x >> _U61)
+    return (x & _P) + (x >> _U61)
+
+
+@kernel(inline="always")
+def _mulmod(a, b):
+    """``a * b`` modulo P, partly reduced, for ``a, b <= 2**61`` (31/30-bit halves)."""
+    a_hi, a_lo = a >> _U31, a & _LOW31
+    b_hi, b_lo = b >> _U31, b & _LOW31
+    middle = a_hi * b_lo + a_lo * b_hi
+    total = ((a_hi * b_hi) << _U1) + a_lo * b_lo
+    total += middle >> _U30
+    total += (middle & _LOW30) << _U31
+    return _fold(total)
+
+
+@kernel
+def _fmix32_array(keys, out):
+    """``out[i] = fmix32(keys[i])`` for non-negative integer keys."""
+    for i in range(keys.size):
+        out[i] = _fmix32(np.uint64(keys[i]))
+
+
+@kernel
+def _minwise_hashes(coefficients, indices, out):
+    """``out[j, i]``: hash ``j`` of the ``fmix32`` key of ``indices[i]``, as uint32.
+
+    ``coefficients`` holds the ``(a, b)`` of each multiply-add-shift hash.
+    One hash at a time over all keys (mixing a key again is cheaper than
+    a loop that does not vectorize).
+    """
+    for j in range(coefficients.shape[0]):
+        a, b = coefficients[j, 0], coefficients[j, 1]
+        row = out[j]
+        for i in range(indices.size):
+            row[i] = _multiply_add_shift(a, b, _fmix32(np.uint64(indices[i])))
+
+
+@kernel
+def _polynomial_hash(coefficients, keys, out):
+    """Horner's rule modulo P at keys ``< P``, fully reduced.
+
+    ``coefficients[:, 0]`` is the polynomial of every key, or, when it has
+    a column per key, ``coefficients[:, i]`` that of key ``i``.
+    """
+    each = coefficients.shape[1] > 1
+    for i in range(keys.size):
+        column = i if each else 0
+        key = np.uint64(keys[i])
+        value = coefficients[0, column]
+        for c in range(1, coefficients.shape[0]):
+            value = _fold(_mulmod(value, key) + coefficients[c, column])
+        out[i] = np.uint64(0) if value == _P else value
+
+
+@kernel
+def _bbit_codes(coefficients, locations, b_bits, word, fold, offsets, out):
+    """``out[r, j]``: code of ``locations[r, j]`` by hash ``j``, plus ``offsets[j]``.
+
+    ``b_bits = 0`` keeps the location itself (no code).
+    """
+    for r in range(locations.shape[0]):
+        _code_row(coefficients, locations[r], b_bits, word, fold, offsets, out[r])
+
+
+@kernel
+def _bbit_codes_at(coefficients, values, positions, b_bits, word, fold, offsets, out):
+    """:func:`_bbit_codes` of the locations ``values[positions[r, j]]``."""
+    row = np.empty(positions.shape[1], dtype=np.uint64)
+    for r in range(positions.shape[0]):
+        for j in range(row.size):
+            row[j] = values[positions[r, j]]
+        _code_row(coefficients, row, b_bits, word, fold, offsets, out[r])
+
+
+@kernel(inline="always")
+def _code_row(coefficients, locations, b_bits, word, fold, offsets, out):
+    """One row of :func:`_bbit_codes`, one loop per case (each vectorizes)."""
+    n_bits = np.uint64(b_bits)
+    if b_bits == 0:
+        for j in range(out.size):
+            out[j] = np.uint64(locations[j]) + offsets[j]
+    elif word == 32:
+        for j in range(out.size):
+            a, b = coefficients[j, 0], coefficients[j, 1]
+            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 32, False)
+            out[j] = code + offsets[j]
+    else:
+        for j in range(out.size):
+            a, b = coefficients[j, 0], coefficients[j, 1]
+            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 64, fold)
+            out[j] = code + offsets[j]
