@@ -230,10 +230,10 @@ def test_importing_the_package_compiles_no_count_sketch_kernel():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n_features", [30, 2**40])
-def test_hashed_unit_entries_are_the_reference(dtype, n_features):
+def test_unit_entries_are_the_reference(dtype, n_features):
     # ComplexToRealSketch(projection="rademacher"): entry (k, column) of W is
     # the unit complex number of the hash of key k * (n_features + 1) + column.
-    from sklearn_sketch.utils._count_sketch_kernels import _hashed_unit_entries
+    from sklearn_sketch.polynomial._complex_to_real import unit_entries
 
     coefficients = draw_polynomial_hashes(np.random.RandomState(11), 1, 4)[0]
     columns = np.array([0, 3, 29, n_features - 1, n_features], dtype=np.int64)
@@ -242,7 +242,8 @@ def test_hashed_unit_entries_are_the_reference(dtype, n_features):
     imag = np.array([0.0, 1.0, 0.0, -1.0], dtype=dtype) * scale
     m = 6
     out = np.full((columns.size, 2 * m), np.nan, dtype=dtype)
-    _hashed_unit_entries(coefficients, columns, n_features + 1, real, imag, out)
+    row_keys = np.arange(m, dtype=np.uint64) * np.uint64(n_features + 1)
+    unit_entries(coefficients, columns, row_keys, real, imag, out)
     for c, column in enumerate(columns):
         for k in range(m):
             key = k * (n_features + 1) + int(column)

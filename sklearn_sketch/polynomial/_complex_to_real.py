@@ -48,6 +48,22 @@ def multiply_complex(product, factor):
     return product
 
 
+
+def unit_entries(coefficients, columns, row_keys, real_values, imag_values, out):
+    """``[Re W | Im W]`` at the given columns of a hashed unit-complex projection ``W``.
+
+    Entry (row ``k``, column ``i``) of ``W`` is the unit complex number whose
+    code is the two low bits of the polynomial hash of its key
+    ``row_keys[k] + i``: ``out[c, k] = real_values[code]`` and
+    ``out[c, m + k] = imag_values[code]``, ``m = row_keys.size``.
+    """
+    m = row_keys.size
+    keys = np.asarray(columns, dtype=np.uint64)[:, None] + row_keys
+    codes = (polynomial_hash(coefficients, keys) & np.uint64(3)).astype(np.intp)
+    np.take(real_values, codes, out=out[:, :m])
+    np.take(imag_values, codes, out=out[:, m:])
+    return out
+
 class ComplexToRealSketch(_PolynomialSketchBase):
     """Polynomial kernel approximation by complex-to-real random features.
 
@@ -284,8 +300,6 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         return product
 
     def _rademacher_product(self, X_chunk, dtype):
-        from ..utils._count_sketch_kernels import _hashed_unit_entries
-
         n_features = self.n_features_in_
         m = self._n_complex()
         # A sparse-dense product computes each row on its own (a BLAS product
@@ -309,7 +323,7 @@ class ComplexToRealSketch(_PolynomialSketchBase):
         product = None
         for j in range(self.degree):
             # W x = Re(W) x + i Im(W) x as one real product with [Re W | Im W].
-            _hashed_unit_entries(self.entry_hashes_[j], columns, n_features + 1, *units, entries)
+            unit_entries(self.entry_hashes_[j], columns, row_keys, *units, out=entries)
             projected = np.asarray(X_chunk @ entries)
             if self.coef0 > 0:
                 constant = (polynomial_hash(self.entry_hashes_[j], constant_keys) & np.uint64(3)).astype(np.intp)

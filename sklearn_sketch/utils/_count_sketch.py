@@ -95,8 +95,9 @@ def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
     (hash_to_buckets(h_s(j), width) + shifts[s]) mod width`` and
     ``signs[s, j] = hash_to_signs(g_s(j)) * scales[s]``, ``h_s`` and ``g_s``
     the polynomial hashes ``bucket_hashes[s]`` and ``sign_hashes[s]``; the
-    hashes are computed for each stored entry instead of looked up: O(nnz)
-    work and no memory for the keys, whatever ``n_keys`` is.
+    hashes are computed for each stored entry of a sparse ``X`` (for each
+    column of a dense one) instead of for every key: O(nnz) work and memory,
+    whatever ``n_keys`` is.
 
     Parameters
     ----------
@@ -115,21 +116,38 @@ def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
     -------
     out : ndarray of shape (S, n_rows, width)
     """
-    from ._count_sketch_kernels import _scatter_csr_hashed, _scatter_dense_hashed
+    from ._count_sketch_kernels import _scatter_csr_tables, _scatter_dense_tables
 
-    n_sketches = out.shape[0]
-    bucket_hashes = np.ascontiguousarray(bucket_hashes, dtype=np.uint64)
-    sign_hashes = np.ascontiguousarray(sign_hashes, dtype=np.uint64)
-    scales = np.ascontiguousarray(scales, dtype=out.dtype)
-    shifts = np.zeros(n_sketches, dtype=np.uint64) if shifts is None else (
+    scales = np.ascontiguousarray(scales, dtype=out.dtype).reshape(out.shape[0])
+    shifts = np.zeros(out.shape[0], dtype=np.uint64) if shifts is None else (
         np.ascontiguousarray(shifts, dtype=np.uint64)
     )
-    hashes = (bucket_hashes, sign_hashes, scales, shifts) + _constants(constants, out)
+    hashes = (bucket_hashes, sign_hashes, scales, shifts, out.shape[2])
     if sp.issparse(X):
-        _scatter_csr_hashed(X.indptr, X.indices, X.data, *hashes, out)
+        # Tables of the stored entries, read by position in X.indices.
+        buckets, signs = _key_tables(X.indices, *hashes)
+        positions = np.arange(X.indices.size, dtype=np.intp)
+        _scatter_csr_tables(X.indptr, positions, X.data, buckets, signs,
+                            *_constants(constants, out), out)
     else:
-        _scatter_dense_hashed(np.ascontiguousarray(X), *hashes, out)
+        buckets, signs = _key_tables(np.arange(X.shape[1]), *hashes)
+        _scatter_dense_tables(np.ascontiguousarray(X), buckets, signs,
+                              *_constants(constants, out), out)
     return out
+
+
+def _key_tables(keys, bucket_hashes, sign_hashes, scales, shifts, width):
+    """Buckets (intp) and signed scales of each key under each of the ``S`` hashes."""
+    width = np.uint64(width)
+    buckets = np.empty((len(scales), keys.size), dtype=np.intp)
+    signs = np.empty((len(scales), keys.size), dtype=scales.dtype)
+    for s in range(len(scales)):
+        values = polynomial_hash(bucket_hashes[s], keys) % width
+        values += shifts[s]
+        buckets[s] = values % width
+        odd = (polynomial_hash(sign_hashes[s], keys) & np.uint64(1)).astype(bool)
+        np.copyto(signs[s], np.where(odd, -scales[s], scales[s]))
+    return buckets, signs
 
 
 def _constants(constants, out):
