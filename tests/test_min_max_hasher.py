@@ -13,8 +13,8 @@
 * The estimator's default codes are the full samples: its inner products
   have mean ``K + (1 - K) 2**-b``.
 * The compiled sampler gives the samples of the plain reference
-  (tests/_cws_reference.py), bit for bit; a row's samples do not depend on
-  the other rows; GMM is min-max on the split rows; zero rows give empty
+  (tests/_cws_reference.py), bit for bit, whatever its rounds' rank bounds;
+  a row's samples do not depend on the other rows; GMM is min-max on the split rows; zero rows give empty
   rows.
 """
 
@@ -280,6 +280,25 @@ def test_compiled_samples_are_the_reference_samples(dtype, index_dtype):
         expected_positions, expected_keys = reference.dart_samples(X, 77, k)
         assert_array_equal(positions, expected_positions)
         assert_array_equal(keys, np.array(expected_keys, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_samples_do_not_depend_on_the_rounds(dtype):
+    # A row's samples are the minima over all darts below its last rank
+    # bound: throwing only the darts between successive bounds (many rounds
+    # from a first round of one dart, a few, or a single large round) gives
+    # the reference's samples bit for bit, at every scale and k.
+    rng = np.random.RandomState(12)
+    tiny = 1e-310 if dtype == np.float64 else 1e-42
+    rows = [rng.lognormal(0, 2, 40), [2.5], rng.rand(15) * tiny * 1e3,
+            rng.gamma(0.2, 1.0, 60) + 1e-6, 10.0 ** rng.uniform(-20, 20, 25)]
+    X = _csr(rows, 80, dtype, np.int32)
+    for k in (1, 16, 200):
+        expected_positions, expected_keys = reference.dart_samples(X, 31, k)
+        for first_round in (1.0, 0.3 * k, None, 20.0 * k * np.log(k + 1)):
+            positions, keys = dart_samples(X.indices, X.data, X.indptr, 31, k, first_round)
+            assert_array_equal(positions, expected_positions)
+            assert_array_equal(keys, np.array(expected_keys, dtype=np.uint64))
 
 
 def test_samples_do_not_depend_on_the_other_rows():

@@ -18,8 +18,9 @@ a subregion with probability the ratio of their measures: the two samples
 are the same dart with probability ``K_MM(x, y)``. A row throws only the
 darts of rank below a bound that gives ``n_darts(k) = k ln k + 2k`` of them
 on average (all buckets are hit with probability at least ``1 - e**-2``),
-and throws again with a bound 1.5, 2, ... times larger while a bucket is
-empty; the minima do not depend on the bound once every bucket is hit.
+and, while a bucket is empty, raises the bound to 1.5, 2, ... times the
+first one and throws the darts between the old and the new bound only; the
+minima do not depend on the bounds once every bucket is hit.
 
 What is returned per (row, bucket): the position of the winning dart's
 entry (its feature is the "0-bit" sample) and a 32-bit key of the dart (the
@@ -57,7 +58,7 @@ def poisson_cdf():
     return np.append(np.cumsum(terms), 2.0)
 
 
-def dart_samples(indices, data, indptr, seed, n_hashes):
+def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     """DartMinHash samples of the nonempty rows of a canonical CSR matrix.
 
     Parameters
@@ -70,6 +71,9 @@ def dart_samples(indices, data, indptr, seed, n_hashes):
         A 64-bit key of the darts.
     n_hashes : int
         Number of buckets ``k``.
+    first_round : float, default=None
+        Darts expected in a row's first round, ``n_darts(k)`` by default.
+        It sets the cost only: the samples are the same for any value.
 
     Returns
     -------
@@ -85,6 +89,7 @@ def dart_samples(indices, data, indptr, seed, n_hashes):
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
     _dart_rows(
         indices, data, indptr, np.uint64(seed), dart_grid_bits(n_hashes),
-        float(n_darts(n_hashes)), poisson_cdf(), positions, keys,
+        float(n_darts(n_hashes) if first_round is None else first_round),
+        poisson_cdf(), positions, keys,
     )
     return positions, keys

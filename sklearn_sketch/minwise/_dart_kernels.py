@@ -25,6 +25,13 @@ mix(seed + (feature + 1) G_F)``; the cell's word gives its count (inverse
 CDF of Poisson(1)), dart ``q`` has ``h = mix(cell + (q + 1) G_Q)`` (its
 weight position: the top 53 bits), ``mix(h ^ C_RANK)`` (its rank position)
 and ``mix(h ^ C_BUCKET)`` (low 32 bits: its bucket; high 32 bits: its key).
+
+A round of a row is one loop nest (:func:`_round`) over its entries, their
+regions and cells, and the darts of the cells: it calls no compiled
+function that takes an array (numba updates the reference counts of array
+arguments at each such call, which costs more than a cell), and it takes
+the widths and heights of a weight band's regions from each other by
+exact doubling and halving instead of ldexp.
 """
 
 import math
@@ -50,6 +57,8 @@ _U32 = np.uint64(32)
 _TWO_TO_MINUS_53 = 2.0**-53
 # Largest shift of a count of cells (loops end long before).
 _MAX_CELL_BITS = 62
+# Most rank bands a row can reach: its frame's ranks start at 2**-1074.
+_MAX_BANDS = 2200
 
 
 @kernel
@@ -63,111 +72,171 @@ def _mix(z):
 @kernel
 def _unit(word):
     """The top 53 bits of ``word`` as a uniform on [0, 1)."""
-    return np.float64(word >> _U11) * _TWO_TO_MINUS_53
+    # Below 2**53 the signed conversion is exact and cheaper than the unsigned.
+    return np.float64(np.int64(word >> _U11)) * _TWO_TO_MINUS_53
 
 
 @kernel
 def _band_start(n, shift):
     """``(2**n - 1) * 2**shift`` as float64 rounds it (exact below n = 54)."""
     if n <= 53:
-        return math.ldexp(math.ldexp(1.0, n) - 1.0, shift)
+        return math.ldexp(np.float64((np.int64(1) << n) - 1), shift)
     return math.ldexp(1.0, n + shift)
 
 
 @kernel
-def _dart_rows(indices, data, indptr, seed, tau, n_darts, poisson_cdf,
-               positions, keys):
+def _next_power(power, factor, exponent):
+    """``math.ldexp(1.0, exponent)`` from ``power``, the power before times ``1 / factor``.
+
+    Doubling or halving a power of two rounds as ldexp does (to 0 below
+    ``2**-1074``, to inf above ``2**1023``), without a libm call; from 0 or
+    inf the power is computed again.
+    """
+    if power == 0.0 or power == np.inf:
+        return math.ldexp(1.0, exponent)
+    return power * factor
+
+
+@kernel
+def _dart_rows(indices, data, indptr, seed, tau, n_darts, poisson_cdf, positions, keys):
     """Per nonempty row and bucket: the winning dart's entry and 32-bit key.
 
-    ``n_darts`` darts are expected in a first round (rank bound ``theta *
-    n_darts / (2**tau * |x|_1)`` with ``theta = 1``); while a bucket is
-    empty, ``theta`` grows by 1/2 and the row is thrown again.
+    A first round throws the darts of rank below a bound giving ``n_darts``
+    of them on average; while a bucket is empty, the bound grows by half
+    the first one and only the darts between the old and the new bound are
+    thrown: the minima over all darts below the last bound are the same.
     """
-    k = positions.shape[1]
-    best = np.empty(k)
-    seed_word = np.uint64(seed)
+    best = np.empty(positions.shape[1])
+    # Band starts of a row's frame. Weight bands end below the frame's
+    # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
+    w_starts = np.empty(tau + _MAX_BANDS)
+    r_starts = np.empty(_MAX_BANDS)
     out = 0
     for row in range(indptr.size - 1):
         first, last = indptr[row], indptr[row + 1]
         if first == last:
             continue
-        largest = 0.0
-        for e in range(first, last):
-            largest = max(largest, np.float64(data[e]))
-        shift = math.frexp(largest)[1]
-        total = 0.0
-        for e in range(first, last):
-            total += math.ldexp(np.float64(data[e]), -shift)
-        theta = 1.0
-        while True:
-            best[:] = np.inf
-            rank_bound = theta * n_darts / (math.ldexp(1.0, tau) * total)
-            for e in range(first, last):
-                weight = math.ldexp(np.float64(data[e]), -shift)
-                element = _mix(seed_word + (np.uint64(indices[e]) + _ONE) * _G_F)
-                _throw(element, e, weight, rank_bound, shift, tau, poisson_cdf,
-                       best, positions[out], keys[out])
-            if np.all(best < np.inf):
-                break
-            theta += 0.5
+        _row(indices, data, first, last, seed, tau, n_darts, poisson_cdf,
+             w_starts, r_starts, best, positions[out], keys[out])
         out += 1
 
 
 @kernel
-def _throw(element, entry, weight, rank_bound, shift, tau, poisson_cdf,
-           best, positions, keys):
-    """The darts of one entry below ``weight`` and ``rank_bound`` (frame values)."""
-    nu = 0
+def _row(indices, data, first, last, seed, tau, n_darts, poisson_cdf,
+         w_starts, r_starts, best, positions, keys):
+    """The samples of one nonempty row, in rounds of growing rank bound."""
+    largest = 0.0
+    for e in range(first, last):
+        largest = max(largest, np.float64(data[e]))
+    shift = math.frexp(largest)[1]
+    total = 0.0
+    for e in range(first, last):
+        total += math.ldexp(np.float64(data[e]), -shift)
+    _fill_band_starts(w_starts, -tau - shift, 1.0, 0)
+    best[:] = np.inf
+    low, theta, n_rank_bands = 0.0, 1.0, 0
     while True:
-        w_start = _band_start(nu, -tau - shift)
-        if w_start >= weight:
-            break
-        rho = 0
-        while True:
-            r_start = _band_start(rho, shift)
-            if r_start >= rank_bound:
-                break
-            width = math.ldexp(1.0, nu - rho - tau - shift)
-            height = math.ldexp(1.0, rho - nu + shift)
-            if width > 0.0 and height > 0.0:
-                region = _mix(element + np.uint64(nu + 1) * _G_NU
-                              + np.uint64(rho + 1) * _G_RHO)
-                _region(region, entry, w_start, width, min(rho, _MAX_CELL_BITS),
-                        r_start, height, min(nu, _MAX_CELL_BITS), weight,
-                        rank_bound, poisson_cdf, best, positions, keys)
-            rho += 1
-        nu += 1
+        rank_bound = theta * n_darts / (math.ldexp(1.0, tau) * total)
+        n_rank_bands = _fill_band_starts(r_starts, shift, rank_bound, n_rank_bands)
+        _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
+               w_starts, r_starts, poisson_cdf, best, positions, keys)
+        if _all_hit(best):
+            return
+        low = rank_bound
+        theta += 0.5
 
 
 @kernel
-def _region(region, entry, w_start, width, w_bits, r_start, height, r_bits,
-            weight, rank_bound, poisson_cdf, best, positions, keys):
-    """The cells of one region that meet ``[0, weight) x [0, rank_bound)``."""
-    k = best.size
-    for j in range(np.int64(1) << w_bits):
-        w0 = w_start + j * width
-        if w0 >= weight:
-            break
-        column = region + np.uint64(j + 1) * _G_W
-        for l in range(np.int64(1) << r_bits):
-            r0 = r_start + l * height
-            if r0 >= rank_bound:
-                break
-            cell = _mix(column + np.uint64(l + 1) * _G_R)
-            u = _unit(cell)
-            count = 0
-            while u >= poisson_cdf[count]:
-                count += 1
-            for q in range(count):
-                h = _mix(cell + np.uint64(q + 1) * _G_Q)
-                if w0 + width * _unit(h) >= weight:
-                    continue
-                rank = r0 + height * _unit(_mix(h ^ _C_RANK))
-                if rank >= rank_bound:
-                    continue
-                tag = _mix(h ^ _C_BUCKET)
-                bucket = ((tag & _LOW32) * np.uint64(k)) >> _U32
-                if rank < best[bucket]:
-                    best[bucket] = rank
-                    positions[bucket] = entry
-                    keys[bucket] = tag >> _U32
+def _fill_band_starts(starts, shift, bound, n_filled):
+    """Extend ``starts`` with band starts until one reaches ``bound``; their number."""
+    n = n_filled
+    while n == 0 or (starts[n - 1] < bound and n < starts.size):
+        starts[n] = _band_start(n, shift)
+        n += 1
+    return n
+
+
+@kernel
+def _all_hit(best):
+    """Whether every bucket holds a dart."""
+    for value in best:
+        if value == np.inf:
+            return False
+    return True
+
+
+@kernel
+def _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
+           w_starts, r_starts, poisson_cdf, best, positions, keys):
+    """The darts of a row under its weights with ranks in ``[low, rank_bound)``.
+
+    One loop nest over entries, regions (weight band ``nu``, rank band
+    ``rho``) and their cells, which calls no function taking an array: such
+    a call costs more than a cell.
+    """
+    k = np.uint64(best.size)
+    for e in range(first, last):
+        weight = math.ldexp(np.float64(data[e]), -shift)
+        element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
+        nu = 0
+        while nu < w_starts.size and w_starts[nu] < weight:
+            w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
+            width = math.ldexp(1.0, nu - tau - shift)
+            height = math.ldexp(1.0, shift - nu)
+            rho = 0
+            while rho < r_starts.size and r_starts[rho] < rank_bound:
+                r_start = r_starts[rho]
+                if width > 0.0 and height > 0.0:
+                    region = _mix(element + np.uint64(nu + 1) * _G_NU
+                                  + np.uint64(rho + 1) * _G_RHO)
+                    n_steps = np.int64(1) << r_bits
+                    l_first = _first_new_step(r_start, height, n_steps, low)
+                    for j in range(np.int64(1) << min(rho, _MAX_CELL_BITS)):
+                        w0 = w_start + j * width
+                        if w0 >= weight:
+                            break
+                        column = region + np.uint64(j + 1) * _G_W
+                        for l in range(l_first, n_steps):
+                            r0 = r_start + l * height
+                            if r0 >= rank_bound:
+                                break
+                            if r0 + height < low:
+                                continue
+                            cell = _mix(column + np.uint64(l + 1) * _G_R)
+                            u = _unit(cell)
+                            q = 0
+                            while u >= poisson_cdf[q]:
+                                q += 1
+                                h = _mix(cell + np.uint64(q) * _G_Q)
+                                if w0 + width * _unit(h) >= weight:
+                                    continue
+                                rank = r0 + height * _unit(_mix(h ^ _C_RANK))
+                                if rank >= rank_bound or rank < low:
+                                    continue
+                                tag = _mix(h ^ _C_BUCKET)
+                                bucket = ((tag & _LOW32) * k) >> _U32
+                                if rank < best[bucket]:
+                                    best[bucket] = rank
+                                    positions[bucket] = e
+                                    keys[bucket] = tag >> _U32
+                rho += 1
+                width = _next_power(width, 0.5, nu - rho - tau - shift)
+                height = _next_power(height, 2.0, rho - nu + shift)
+            nu += 1
+
+
+@kernel
+def _first_new_step(r_start, height, n_steps, low):
+    """A rank step before which every cell's ranks lie below ``low`` (0 if unsure).
+
+    The ranks of cell ``l`` are at most ``r_start + l * height + height`` as
+    rounded, which grows with ``l``: when the cell before the guess is
+    entirely below ``low``, so are all before it.
+    """
+    if not low > r_start:
+        return np.int64(0)
+    steps = (low - r_start) / height - 1.0
+    guess = n_steps if steps >= n_steps else max(np.int64(steps), np.int64(0))
+    if guess > 0 and r_start + (guess - 1) * height + height < low:
+        return guess
+    return np.int64(0)

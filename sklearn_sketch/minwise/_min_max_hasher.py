@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_non_negative
 
 from .._base import BaseSketch
-from ..utils._chunking import HASHING_CHUNK_MIB, check_allocation
+from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
 from ..utils._hashing import draw_multiply_shift
 from ..utils._sparse import gather
@@ -255,11 +255,6 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     def _input_bytes_per_row(self, X):
         nnz_per_row = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
         return self._bytes_per_row(X.dtype) + int(_BYTES_PER_ENTRY * nnz_per_row)
-
-    def _chunk_budget_mib(self, n_jobs):
-        # Chunks are large, shared by the jobs: each kernel call then does
-        # enough work to be worth a thread.
-        return HASHING_CHUNK_MIB / n_jobs
 
     def _transform_csr(self, X):
         """The transform of canonical CSR rows (a whole input or a chunk)."""
