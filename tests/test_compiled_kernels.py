@@ -208,3 +208,19 @@ def test_grid_search_in_processes_compiling_at_once_into_an_empty_cache(tmp_path
     finally:
         for path in [site, *site.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)
+
+
+def test_dart_kernels_mixer_is_the_package_splitmix64_finalizer():
+    # DartMinHash's kernel module carries its own copy of SplitMix64's
+    # finalizer (a kernel calls compiled functions of its own module only);
+    # it must stay the function utils._hashing.mix64 computes.
+    import numpy as np
+
+    from sklearn_sketch.minwise._dart_kernels import _mix
+    from sklearn_sketch.utils._hashing import mix64
+
+    words = np.random.RandomState(0).randint(0, 2**63, size=200, dtype=np.int64)
+    words = np.concatenate([words.astype(np.uint64) * np.uint64(2) + np.uint64(1),
+                            np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
+    expected = mix64(words.copy())
+    assert [int(_mix(w)) for w in words] == [int(v) for v in expected]
