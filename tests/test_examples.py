@@ -11,6 +11,7 @@ own arguments on its command line.
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,21 @@ def test_example_keeps_its_figures_open(name):
     """No backend forced and no figure closed: a notebook and the gallery show them."""
     text = (EXAMPLES_DIR / name).read_text()
     assert "matplotlib.use(" not in text and "plt.close(" not in text
+
+
+def text_cells(path):
+    """The text cells of a script: ``# %%`` followed by comment lines."""
+    cells = re.split(r"^# %%[^\n]*\n", path.read_text(), flags=re.M)[1:]
+    return [cell for cell in cells if re.match(r"# \S.*\n(# .*\n|#\n)*", cell)]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_reads_as_a_tutorial(name):
+    """The gallery page alternates text and code: the run is not one main()."""
+    path = EXAMPLES_DIR / name
+    assert len(text_cells(path)) >= 4, f"{name}: fewer than 4 text cells"
+    text = path.read_text()
+    assert "def main(" not in text and "__main__" not in text, f"{name}: the run is hidden in main()"
 
 
 @pytest.mark.slow
