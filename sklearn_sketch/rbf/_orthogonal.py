@@ -12,7 +12,7 @@ from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._gamma import scale_gamma
-from ..utils._hadamard import hadamard_factor, hadamard_length, hadamard_plan
+from ..utils._hadamard import hadamard_length
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -28,11 +28,6 @@ MAX_DENSE_WIDTH = 2**12
 # The Hadamard methods pad narrow input to at least this length: their rows
 # are close to Gaussian only in enough dimensions (Yu et al. 2016).
 MIN_HADAMARD_LENGTH = 16
-# SORF and Fastfood split their Hadamard transforms into Kronecker factors of
-# 16 after a smaller leading one (fwht's factor_log2): fewer additions than
-# the default plan at the widths 1024 and 2048 (4 x 16 x 16 instead of
-# 32 x 32 at 1024), the same plan at 256 and 4096.
-_HADAMARD_FACTOR_LOG2 = 4
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits
 # whatever chunk, batch or process it is transformed in.
@@ -144,8 +139,7 @@ def sorf_projections(X, signs, scales):
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
     P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
-    sorf_rows(X, signs, scales, plan, hadamard_factor(scales.dtype), P)
+    sorf_rows(X, signs, scales, P)
     return P
 
 
@@ -160,9 +154,7 @@ def fastfood_projections(X, signs, permutations, gaussian, scales):
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
     P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
-    fastfood_rows(X, signs, permutations, gaussian, scales, plan,
-                  hadamard_factor(scales.dtype), P)
+    fastfood_rows(X, signs, permutations, gaussian, scales, P)
     return P
 
 
