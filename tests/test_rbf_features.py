@@ -231,13 +231,14 @@ def test_dask_and_partial_fit_give_the_same_features():
 @pytest.mark.parametrize("method", ["sorf", "fastfood"])
 def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
     # Rule: a row's features depend on that row alone, bit for bit. MNIST's
-    # width, 784, pads to 1024: the Kronecker-factored transform. Chunks of
-    # 1, 7, 128 and 1000 rows.
+    # width, 784, pads to 1024. The kernels transform groups of 8 rows
+    # together: chunks of 1, 7, 13, 128 and 1000 rows put a row in other
+    # groups, with other neighbours and padding rows.
     rng = np.random.RandomState(8)
     X = (rng.rand(1003, 784) * (rng.rand(1003, 784) < 0.2)).astype(np.float32)
     est = OrthogonalRBFSampler(2050, gamma=0.01, method=method, random_state=4).fit(X)
     whole = est.transform(X)
-    for size in (1, 7, 128, 1000):
+    for size in (1, 7, 13, 128, 1000):
         chunked = np.vstack([est.transform(X[a : a + size]) for a in range(0, len(X), size)])
         assert_array_equal(chunked, whole)
     assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
