@@ -159,7 +159,7 @@ def fastfood_projections(X, signs, permutations, gaussian, scales):
 
 
 def cos_sin_features(P, out, offset):
-    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``.
+    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``; ``P`` is overwritten.
 
     For an odd ``D`` the last feature is ``sqrt(2 / D) cos(p + offset)`` of
     one more frequency, with a uniform random ``offset``: each of the
@@ -169,20 +169,28 @@ def cos_sin_features(P, out, offset):
     n_components = out.shape[1]
     n_pairs = n_components // 2
     scale = out.dtype.type(np.sqrt(2.0 / n_components))
-    # Each cosine and sine is taken in place on a C-contiguous copy. NumPy
+    # Each cosine and sine is taken in place on a C-contiguous array: a copy,
+    # or, for the sines, ``P`` itself where it is exactly the angles. NumPy
     # picks its vectorized or its scalar routine by the memory layout of a
     # call (the output's strides, the distance between input and output),
     # and the two can differ in the last bit: written into ``out`` directly,
     # a row could get other bits in a one-row chunk, where the small arrays
-    # sit close together in memory, than in a larger one.
+    # sit close together in memory, than in a larger one. The scale is
+    # multiplied in as the values go into ``out`` (a product rounds alike
+    # in every routine).
+    reuse = P.shape[1] == n_pairs and P.flags.c_contiguous and P.flags.writeable
     for function, columns in ((np.cos, slice(0, n_pairs)),
                               (np.sin, slice(n_pairs, 2 * n_pairs))):
-        angles = np.array(P[:, :n_pairs], order="C")
-        out[:, columns] = function(angles, out=angles)
+        if function is np.sin and reuse:
+            angles = P
+        else:
+            angles = np.array(P[:, :n_pairs], order="C")
+        function(angles, out=angles)
+        np.multiply(angles, scale, out=out[:, columns])
     if n_components % 2:
         shifted = P[:, n_pairs] + out.dtype.type(offset)
-        out[:, -1] = np.cos(shifted, out=shifted)
-    out *= scale
+        np.cos(shifted, out=shifted)
+        np.multiply(shifted, scale, out=out[:, -1])
     return out
 
 
