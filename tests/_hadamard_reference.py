@@ -1,16 +1,15 @@
 """Plain reference implementations of the Walsh-Hadamard transform and the
 structured products built on it: the oracles of the compiled kernels.
 
-The transform of a row of length ``d`` is the package's: below 64,
-``log2(d)`` butterfly levels ``(a + b, a - b)``; from 64 on, one pass per
-Kronecker factor ``H_f`` of the plan, each output the sum of its ``f``
-signed inputs taken in order from zero. Everything is computed in the rows'
-dtype, so the results are comparable bit for bit.
+The transform of a row of length ``d`` is the radix-2 butterfly network:
+levels ``half = 1, 2, 4, ..., d / 2`` in that order, each replacing every
+pair ``a = x[t], b = x[t + half]`` (``t`` in the first half of a run of
+``2 half``) by ``a + b, a - b``, one row and one level at a time.
+Everything is computed in the rows' dtype, so the results are comparable bit
+for bit.
 """
 
 import numpy as np
-
-from sklearn_sketch.utils._hadamard import hadamard_plan
 
 
 def sylvester(f, dtype):
@@ -20,31 +19,16 @@ def sylvester(f, dtype):
     return (1 - 2 * parity).astype(dtype)
 
 
-def fwht_row(x, factor_log2=None):
+def fwht_row(x):
     """The transform of one row ``x`` (1-d), a new array of its dtype."""
     x = np.array(x)
-    d = x.size
-    plan = hadamard_plan(d, factor_log2)
-    if plan.size == 0:
-        half = 1
-        while half < d:
-            pairs = x.reshape(-1, 2, half)
-            x = np.concatenate([pairs[:, 0] + pairs[:, 1], pairs[:, 0] - pairs[:, 1]], axis=1)
-            x = x.reshape(d)
-            half *= 2
-        return x
-    prefix = 1
-    for f in plan:
-        X = x.reshape(prefix, f, d // (prefix * f))
-        H = sylvester(f, x.dtype)
-        Y = np.empty_like(X)
-        for i in range(f):
-            total = np.zeros_like(X[:, 0, :])
-            for k in range(f):
-                total = total + H[i, k] * X[:, k, :]
-            Y[:, i, :] = total
-        x = Y.reshape(d)
-        prefix *= f
+    half = 1
+    while half < x.size:
+        # Runs of 2 half: first halves a, second halves b.
+        runs = x.reshape(-1, 2, half)
+        a, b = runs[:, 0], runs[:, 1]
+        x = np.stack([a + b, a - b], axis=1).reshape(x.size)
+        half *= 2
     return x
 
 
@@ -54,7 +38,7 @@ def padded(row, width):
     return out
 
 
-def sorf(X, signs, scales, factor_log2):
+def sorf(X, signs, scales):
     """``S H D1 H D2 H D3 x`` of every row and block, (n, n_blocks * width)."""
     n_blocks, width = scales.shape
     rows = []
@@ -63,21 +47,21 @@ def sorf(X, signs, scales, factor_log2):
         for b in range(n_blocks):
             v = padded(x, width) * signs[2, b]
             for diagonal in (signs[1, b], signs[0, b], scales[b]):
-                v = fwht_row(v, factor_log2) * diagonal
+                v = fwht_row(v) * diagonal
             blocks.append(v)
         rows.append(np.concatenate(blocks))
     return np.array(rows)
 
 
-def fastfood(X, signs, permutations, gaussian, scales, factor_log2):
+def fastfood(X, signs, permutations, gaussian, scales):
     """``S H G Pi H B x`` of every row and block, ``(Pi v)[j] = v[permutations[j]]``."""
     n_blocks, width = scales.shape
     rows = []
     for x in X:
         blocks = []
         for b in range(n_blocks):
-            v = fwht_row(padded(x, width) * signs[b], factor_log2)
-            v = fwht_row(v[permutations[b]] * gaussian[b], factor_log2)
+            v = fwht_row(padded(x, width) * signs[b])
+            v = fwht_row(v[permutations[b]] * gaussian[b])
             blocks.append(v * scales[b])
         rows.append(np.concatenate(blocks))
     return np.array(rows)

@@ -1,10 +1,11 @@
 """The compiled Walsh-Hadamard kernels against their plain references, bit for bit.
 
-Rule: the transform and the SORF, Fastfood and TensorSRHT products are
-deterministic sums in a fixed order, so the kernels must give exactly the
-bits of the references in ``_hadamard_reference.py`` (every dtype, length,
-plan, block count and input, signed zeros included), whatever rows share
-their call.
+Rule: the transform is the radix-2 butterfly network, levels ``half = 1, 2,
+..., d / 2`` in that order, and the SORF, Fastfood and TensorSRHT products
+are fixed sequences of its sums and of diagonal products; the kernels must
+give exactly the bits of the references in ``_hadamard_reference.py``
+(every dtype, length, block count and input, signed zeros included),
+whatever rows share their call (they transform groups of rows together).
 """
 
 import numpy as np
@@ -19,6 +20,7 @@ from sklearn_sketch.rbf._orthogonal import fastfood_projections, sorf_projection
 from sklearn_sketch.utils._hadamard import fwht
 
 DTYPES = [np.float32, np.float64]
+LENGTHS = [2**k for k in range(13)]
 
 
 def _rows(n, d, dtype, seed=0):
@@ -44,19 +46,36 @@ def test_reference_sylvester_is_scipys():
     assert_array_equal(sylvester(32, np.float64), hadamard(32))
 
 
+@pytest.mark.parametrize("d", LENGTHS)
+def test_reference_is_the_sylvester_product(d):
+    # The oracle itself: integer rows (exact sums) give the product with
+    # the Sylvester matrix exactly, and real rows within float64 rounding
+    # of the log2(d) levels, relative to the row's norm.
+    rng = np.random.RandomState(d)
+    H = sylvester(d, np.float64)
+    integers = rng.randint(-1000, 1000, size=(3, d)).astype(np.float64)
+    assert_array_equal(np.array([fwht_row(u) for u in integers]), integers @ H)
+    reals = rng.randn(3, d)
+    exact = reals @ H
+    bound = 4 * max(np.log2(d), 1) * np.finfo(np.float64).eps * np.sqrt(d)
+    for u, expected in zip(reals, exact):
+        assert np.abs(fwht_row(u) - expected).max() <= bound * np.linalg.norm(u)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("factor_log2", [None, 4, 3, 5])
-@pytest.mark.parametrize("d", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
-def test_fwht_is_the_reference_bit_for_bit(d, factor_log2, dtype):
-    U = _rows(5, d, dtype, seed=d)
-    expected = np.array([fwht_row(u, factor_log2) for u in U])
-    result = fwht(U.copy(), factor_log2=factor_log2)
+@pytest.mark.parametrize("d", LENGTHS)
+def test_fwht_is_the_reference_bit_for_bit(d, dtype):
+    # 19 rows: two whole groups of the kernel and a partial one.
+    U = _rows(19, d, dtype, seed=d)
+    expected = np.array([fwht_row(u) for u in U])
+    result = fwht(U.copy())
     _same_bits(result, expected)
-    # Each row alone, and in a 3-d batch, gets the same bits.
-    _same_bits(fwht(U[3:4].copy(), factor_log2=factor_log2), expected[3:4])
-    batch = np.repeat(U[2:3], 4, axis=0).reshape(2, 2, d)
-    _same_bits(fwht(batch, factor_log2=factor_log2).reshape(4, d),
-               np.repeat(expected[2:3], 4, axis=0))
+    # Each row alone, every prefix of the rows, and a 3-d batch get the same bits.
+    _same_bits(fwht(U[3:4].copy()), expected[3:4])
+    for n in (1, 5, 8, 9, 16):
+        _same_bits(fwht(U[-n:].copy()), expected[-n:])
+    batch = np.repeat(U[2:3], 6, axis=0).reshape(2, 3, d)
+    _same_bits(fwht(batch).reshape(6, d), np.repeat(expected[2:3], 6, axis=0))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -74,10 +93,9 @@ def test_fwht_in_place_and_of_other_layouts(dtype):
     R.setflags(write=False)
     _same_bits(fwht(R), expected)
     assert fwht(np.ones((2, 8), dtype=np.int64)).dtype == np.float64
+    assert fwht(np.ones((0, 16), dtype=dtype)).shape == (0, 16)
     with pytest.raises(ValueError, match="power-of-two"):
         fwht(np.ones((2, 6), dtype=dtype))
-    with pytest.raises(ValueError, match="factor_log2"):
-        fwht(np.ones((2, 64), dtype=dtype), factor_log2=6)
 
 
 def _diagonals(rng, n_blocks, width, dtype):
@@ -94,16 +112,17 @@ def _diagonals(rng, n_blocks, width, dtype):
 def test_sorf_and_fastfood_products_are_the_reference_bit_for_bit(n_columns, width, n_blocks,
                                                                    dtype):
     rng = np.random.RandomState(width + n_blocks)
-    X = _rows(4, n_columns, dtype, seed=width)
+    # 11 rows: a whole group of the kernels and a partial one.
+    X = _rows(11, n_columns, dtype, seed=width)
     signs, permutations, gaussian, scales = _diagonals(rng, n_blocks, width, dtype)
-    _same_bits(sorf_projections(X, signs, scales), sorf(X, signs, scales, 4))
+    _same_bits(sorf_projections(X, signs, scales), sorf(X, signs, scales))
     _same_bits(
         fastfood_projections(X, signs[0], permutations, gaussian, scales),
-        fastfood(X, signs[0], permutations, gaussian, scales, 4),
+        fastfood(X, signs[0], permutations, gaussian, scales),
     )
     # Sparse and F-ordered rows are the same rows.
-    _same_bits(sorf_projections(sp.csr_matrix(X), signs, scales), sorf(X, signs, scales, 4))
-    _same_bits(sorf_projections(np.asfortranarray(X), signs, scales), sorf(X, signs, scales, 4))
+    _same_bits(sorf_projections(sp.csr_matrix(X), signs, scales), sorf(X, signs, scales))
+    _same_bits(sorf_projections(np.asfortranarray(X), signs, scales), sorf(X, signs, scales))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -113,7 +132,7 @@ def test_sorf_and_fastfood_products_are_the_reference_bit_for_bit(n_columns, wid
 def test_tensor_srht_is_the_reference_bit_for_bit(n_features, n_components, degree, coef0,
                                                    dtype):
     rng = np.random.RandomState(n_features)
-    X = rng.randn(6, n_features) * (rng.rand(6, n_features) < 0.3)
+    X = rng.randn(11, n_features) * (rng.rand(11, n_features) < 0.3)
     X[2] = 0.0
     X = X.astype(dtype)
     if n_features > 4096:

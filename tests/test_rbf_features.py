@@ -231,13 +231,14 @@ def test_dask_and_partial_fit_give_the_same_features():
 @pytest.mark.parametrize("method", ["sorf", "fastfood"])
 def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
     # Rule: a row's features depend on that row alone, bit for bit. MNIST's
-    # width, 784, pads to 1024: the Kronecker-factored transform. Chunks of
-    # 1, 7, 128 and 1000 rows.
+    # width, 784, pads to 1024. The kernels transform groups of 8 rows
+    # together: chunks of 1, 7, 13, 128 and 1000 rows put a row in other
+    # groups, with other neighbours and padding rows.
     rng = np.random.RandomState(8)
     X = (rng.rand(1003, 784) * (rng.rand(1003, 784) < 0.2)).astype(np.float32)
     est = OrthogonalRBFSampler(2050, gamma=0.01, method=method, random_state=4).fit(X)
     whole = est.transform(X)
-    for size in (1, 7, 128, 1000):
+    for size in (1, 7, 13, 128, 1000):
         chunked = np.vstack([est.transform(X[a : a + size]) for a in range(0, len(X), size)])
         assert_array_equal(chunked, whole)
     assert_array_equal(est.set_params(n_jobs=2).transform(X), whole)
@@ -245,14 +246,26 @@ def test_hadamard_rows_are_the_same_bits_in_chunks_of_any_size(method):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n_components", [1, 2, 3, 7, 64])
-def test_cos_sin_features_give_a_row_the_same_bits_alone(n_components, dtype):
+@pytest.mark.parametrize("exact_width", [False, True])
+def test_cos_sin_features_give_a_row_the_same_bits_alone(n_components, dtype, exact_width):
     # NumPy may pick its vectorized or its scalar cosine by the layout of a
     # call, and they differ in the last bit on some angles: a row alone (the
-    # smallest arrays) must get the bits it gets among 300 rows.
-    P = np.random.RandomState(0).uniform(-50, 50, (300, n_components)).astype(dtype)
-    whole = cos_sin_features(P, np.empty((300, n_components), dtype), 0.7)
+    # smallest arrays) must get the bits it gets among 300 rows, where the
+    # projections are wider than the frequencies (Hadamard blocks) or
+    # exactly as wide (the sines then taken in place in them).
+    width = (n_components + 1) // 2 if exact_width else n_components
+    P = np.random.RandomState(0).uniform(-50, 50, (300, width)).astype(dtype)
+    angles = P[:, : (n_components + 1) // 2].astype(np.float64)
+    whole = cos_sin_features(P.copy(), np.empty((300, n_components), dtype), 0.7)
     for i in range(300):
         # Fresh small arrays, as a one-row chunk has: they may sit close
         # together in memory.
         alone = cos_sin_features(P[i : i + 1].copy(), np.empty((1, n_components), dtype), 0.7)
         assert_array_equal(alone[0], whole[i])
+    # The features themselves, within the dtype's rounding.
+    n_pairs = n_components // 2
+    expected = np.hstack([np.cos(angles[:, :n_pairs]), np.sin(angles[:, :n_pairs])])
+    if n_components % 2:
+        expected = np.hstack([expected, np.cos(angles[:, n_pairs:] + 0.7)])
+    tolerance = 50 * np.finfo(dtype).eps
+    assert_allclose(whole, expected * np.sqrt(2.0 / n_components), atol=tolerance)

@@ -10,7 +10,6 @@ estimator; MaclaurinSketch uses it for the degrees of its expansion.
 import numpy as np
 
 from ..utils._count_sketch import draw_hash_down
-from ..utils._hadamard import hadamard_factor, hadamard_plan
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ._common import (
     PolynomialMap,
@@ -87,8 +86,6 @@ class SRHTMap(PolynomialMap):
             X_chunk, self.gamma, self.coef0, self.hadamard_size_, self.hash_down_,
             self.degree, dtype,
         )
-        plan = hadamard_plan(self.hadamard_size_)
-        H = hadamard_factor(dtype)
         one, scale = dtype.type(1.0), dtype.type(1.0 / np.sqrt(self.n_components))
         for j, U in enumerate(inputs):
             # Each degree's sampled coordinates of its transformed blocks,
@@ -96,7 +93,7 @@ class SRHTMap(PolynomialMap):
             # scale last.
             last = j == self.degree - 1
             srht_rows(
-                np.ascontiguousarray(U, dtype=dtype), signs[j], self.coordinates_[j], plan,
-                H, out, j == 0, scale if last else one,
+                np.ascontiguousarray(U, dtype=dtype), signs[j], self.coordinates_[j], out,
+                j == 0, scale if last else one,
             )
         return out

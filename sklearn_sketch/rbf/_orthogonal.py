@@ -12,7 +12,7 @@ from ..utils._chunking import check_allocation, single_threaded_blas
 from ..utils._compat import StrOptions
 from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._gamma import scale_gamma
-from ..utils._hadamard import hadamard_factor, hadamard_length, hadamard_plan
+from ..utils._hadamard import hadamard_length
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
@@ -28,11 +28,6 @@ MAX_DENSE_WIDTH = 2**12
 # The Hadamard methods pad narrow input to at least this length: their rows
 # are close to Gaussian only in enough dimensions (Yu et al. 2016).
 MIN_HADAMARD_LENGTH = 16
-# SORF and Fastfood split their Hadamard transforms into Kronecker factors of
-# 16 after a smaller leading one (fwht's factor_log2): fewer additions than
-# the default plan at the widths 1024 and 2048 (4 x 16 x 16 instead of
-# 32 x 32 at 1024), the same plan at 256 and 4096.
-_HADAMARD_FACTOR_LOG2 = 4
 # The ORF product runs over tiles of this many rows (padded with zeros), so
 # that every BLAS call has the same shape and a row gets the same bits
 # whatever chunk, batch or process it is transformed in.
@@ -144,8 +139,7 @@ def sorf_projections(X, signs, scales):
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
     P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
-    sorf_rows(X, signs, scales, plan, hadamard_factor(scales.dtype), P)
+    sorf_rows(X, signs, scales, P)
     return P
 
 
@@ -160,14 +154,12 @@ def fastfood_projections(X, signs, permutations, gaussian, scales):
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
     P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    plan = hadamard_plan(width, _HADAMARD_FACTOR_LOG2)
-    fastfood_rows(X, signs, permutations, gaussian, scales, plan,
-                  hadamard_factor(scales.dtype), P)
+    fastfood_rows(X, signs, permutations, gaussian, scales, P)
     return P
 
 
 def cos_sin_features(P, out, offset):
-    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``.
+    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``; ``P`` is overwritten.
 
     For an odd ``D`` the last feature is ``sqrt(2 / D) cos(p + offset)`` of
     one more frequency, with a uniform random ``offset``: each of the
@@ -177,20 +169,28 @@ def cos_sin_features(P, out, offset):
     n_components = out.shape[1]
     n_pairs = n_components // 2
     scale = out.dtype.type(np.sqrt(2.0 / n_components))
-    # Each cosine and sine is taken in place on a C-contiguous copy. NumPy
+    # Each cosine and sine is taken in place on a C-contiguous array: a copy,
+    # or, for the sines, ``P`` itself where it is exactly the angles. NumPy
     # picks its vectorized or its scalar routine by the memory layout of a
     # call (the output's strides, the distance between input and output),
     # and the two can differ in the last bit: written into ``out`` directly,
     # a row could get other bits in a one-row chunk, where the small arrays
-    # sit close together in memory, than in a larger one.
+    # sit close together in memory, than in a larger one. The scale is
+    # multiplied in as the values go into ``out`` (a product rounds alike
+    # in every routine).
+    reuse = P.shape[1] == n_pairs and P.flags.c_contiguous and P.flags.writeable
     for function, columns in ((np.cos, slice(0, n_pairs)),
                               (np.sin, slice(n_pairs, 2 * n_pairs))):
-        angles = np.array(P[:, :n_pairs], order="C")
-        out[:, columns] = function(angles, out=angles)
+        if function is np.sin and reuse:
+            angles = P
+        else:
+            angles = np.array(P[:, :n_pairs], order="C")
+        function(angles, out=angles)
+        np.multiply(angles, scale, out=out[:, columns])
     if n_components % 2:
         shifted = P[:, n_pairs] + out.dtype.type(offset)
-        out[:, -1] = np.cos(shifted, out=shifted)
-    out *= scale
+        np.cos(shifted, out=shifted)
+        np.multiply(shifted, scale, out=out[:, -1])
     return out
 
 

@@ -1,140 +1,140 @@
 """Compiled loops of the Walsh-Hadamard transform and the structured products built on it.
 
-Every kernel works one row at a time in buffers of the row's length, which
-stay in the core's cache, and writes only its result. The transform of a
-row is the one of :mod:`sklearn_sketch.utils._hadamard` (which validates,
-plans and calls these loops): below length 64, ``log2(d)`` butterfly levels;
-from 64 on, the Kronecker factorization ``H_d = H_f1 (x) H_f2 (x) ...``
-with one pass per factor, in which each output is the sum of its ``f``
-signed inputs taken in order, starting from zero (the order of the BLAS
-products that computed it before, so the bits are those). The factor
-``H_f`` is the leading ``f x f`` block of the Sylvester matrix ``H``
-passed in (``H[i, k] = (-1)^popcount(i & k)``).
+The transform of a row of length ``d`` is the radix-2 butterfly network of
+the papers: ``log2(d)`` levels, ``half = 1, 2, 4, ..., d / 2`` in that
+order, each replacing every pair ``a = x[t], b = x[t + half]`` (``t`` in the
+first half of a run of ``2 half``) by ``a + b, a - b``. The loops below
+compute exactly these additions, two levels per pass (radix 4, the same
+sums), so that a row's bits follow from this order alone: the same on every
+machine, thread count, batch and chunk. (Before, the transform kept the
+order of the BLAS products it once was, which depends on the BLAS build and
+its thread count; the butterflies also need far fewer additions.)
 
-The inner loops run over a contiguous index with the factor's sum unrolled
-inside (its length is a constant in each specialized call), so that the
-compiler keeps the sums in vector registers.
+Rows go through in groups of ``_ROWS``, interleaved in a buffer that stays
+in the core's cache: value ``j`` of the group's row ``k`` at
+``j * _ROWS + k``. Every level then runs over contiguous runs of at least
+``_ROWS`` values, which the compiler vectorizes, and the diagonal products
+between transforms fill or empty the buffer. A last, partial group is padded
+with zero rows, which change nothing in the others.
 """
 
 import numpy as np
 
 from ._numba import kernel
 
-
-@kernel(inline="always")
-def _mode_pass(x, y, prefix, f, suffix, H):
-    """``y[p, i, s] = sum_k H[i, k] x[p, k, s]`` over the row seen as (prefix, f, suffix)."""
-    X = x.reshape((prefix, f, suffix))
-    Y = y.reshape((prefix, f, suffix))
-    zero = x.dtype.type(0)
-    for p in range(prefix):
-        for i in range(f):
-            for s in range(suffix):
-                total = zero
-                for k in range(f):
-                    total += H[i, k] * X[p, k, s]
-                Y[p, i, s] = total
+# Rows per interleaved group: a vector register's worth of float32 values,
+# and few enough that a group's buffer stays in the cache at every width.
+_ROWS = 8
 
 
 @kernel(inline="always")
-def _last_pass(x, y, prefix, f, H):
-    """``y[p, i] = sum_k x[p, k] H[k, i]``: the last factor, contiguous in the row."""
-    zero = x.dtype.type(0)
-    for p in range(prefix):
-        start = p * f
-        for i in range(f):
-            total = zero
-            for k in range(f):
-                total += H[k, i] * x[start + k]
-            y[start + i] = total
+def _radix4_pass(buf, stride):
+    """Levels ``stride`` and ``2 stride`` of the buffer, one pass: each quartet
+    ``a, b, c, e`` at that stride becomes ``(a+b)+(c+e), (a-b)+(c-e),
+    (a+b)-(c+e), (a-b)-(c-e)``, the two radix-2 levels' sums."""
+    for s in range(0, buf.size, 4 * stride):
+        q0 = buf[s : s + stride]
+        q1 = buf[s + stride : s + 2 * stride]
+        q2 = buf[s + 2 * stride : s + 3 * stride]
+        q3 = buf[s + 3 * stride : s + 4 * stride]
+        for t in range(stride):
+            a, b, c, e = q0[t], q1[t], q2[t], q3[t]
+            ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
+            q0[t] = ab + ce
+            q1[t] = a_b + c_e
+            q2[t] = ab - ce
+            q3[t] = a_b - c_e
+
+
+@kernel(inline="always")
+def _radix2_pass(buf, stride):
+    """Level ``stride`` of the buffer: each pair ``a, b`` becomes ``a + b, a - b``."""
+    for s in range(0, buf.size, 2 * stride):
+        low = buf[s : s + stride]
+        high = buf[s + stride : s + 2 * stride]
+        for t in range(stride):
+            a, b = low[t], high[t]
+            low[t] = a + b
+            high[t] = a - b
+
+
+@kernel(inline="always")
+def _transform_group(buf):
+    """The transform of the ``_ROWS`` interleaved rows of ``buf``, in place:
+    row level ``half`` is buffer stride ``half * _ROWS``."""
+    stride = _ROWS
+    while 4 * stride <= buf.size:
+        _radix4_pass(buf, stride)
+        stride *= 4
+    if stride < buf.size:
+        _radix2_pass(buf, stride)
+
+
+@kernel(inline="always")
+def _padded_group(rows, first, n_rows):
+    """Rows ``first .. first + _ROWS`` of ``rows``, zero rows past ``n_rows``:
+    a view where the group is whole, else a padded copy."""
+    if first + _ROWS <= n_rows:
+        return rows[first : first + _ROWS]
+    group = np.zeros((_ROWS, rows.shape[1]), dtype=rows.dtype)
+    group[: n_rows - first] = rows[first:n_rows]
+    return group
 
 
 @kernel
-def _factor_pass(x, y, prefix, f, suffix, H):
-    """One Kronecker factor, with its length a constant for the common factors."""
-    if suffix == 1:
-        if f == 32:
-            _last_pass(x, y, prefix, 32, H)
-        elif f == 16:
-            _last_pass(x, y, prefix, 16, H)
-        elif f == 8:
-            _last_pass(x, y, prefix, 8, H)
-        else:
-            _last_pass(x, y, prefix, f, H)
-    elif f == 32:
-        _mode_pass(x, y, prefix, 32, suffix, H)
-    elif f == 16 and suffix == 16:
-        _mode_pass(x, y, prefix, 16, 16, H)
-    elif f == 16:
-        _mode_pass(x, y, prefix, 16, suffix, H)
-    elif f == 8:
-        _mode_pass(x, y, prefix, 8, suffix, H)
-    elif f == 4:
-        _mode_pass(x, y, prefix, 4, suffix, H)
-    elif f == 2:
-        _mode_pass(x, y, prefix, 2, suffix, H)
-    else:
-        _mode_pass(x, y, prefix, f, suffix, H)
-
-
-@kernel
-def _butterfly_level(x, y, half):
-    """``y = (a + b, a - b)`` for every pair of halves of length ``half``."""
-    for start in range(0, x.size, 2 * half):
-        for t in range(start, start + half):
-            a, b = x[t], x[t + half]
-            y[t] = a + b
-            y[t + half] = a - b
-
-
-@kernel
-def _fwht_row(x, work, plan, H):
-    """Transform ``x`` (overwritten) with ``work`` as scratch: True where the
-    result is in ``work``. An empty ``plan`` means butterflies."""
-    d = x.size
-    source, target = x, work
-    in_work = False
-    if plan.size == 0:
-        half = 1
-        while half < d:
-            _butterfly_level(source, target, half)
-            source, target = target, source
-            in_work = not in_work
-            half *= 2
-        return in_work
-    prefix = 1
-    for j in range(plan.size):
-        f = plan[j]
-        _factor_pass(source, target, prefix, f, d // (prefix * f), H)
-        source, target = target, source
-        in_work = not in_work
-        prefix *= f
-    return in_work
-
-
-@kernel
-def fwht_rows(rows, plan, H):
+def fwht_rows(rows):
     """The transform of every row of ``rows`` (n, d), in place."""
-    work = np.empty(rows.shape[1], dtype=rows.dtype)
-    for r in range(rows.shape[0]):
-        if _fwht_row(rows[r], work, plan, H):
-            rows[r] = work
+    n_rows, d = rows.shape
+    buf = np.empty(d * _ROWS, dtype=rows.dtype)
+    for first in range(0, n_rows, _ROWS):
+        group = _padded_group(rows, first, n_rows)
+        for j in range(d):
+            for k in range(_ROWS):
+                buf[j * _ROWS + k] = group[k, j]
+        _transform_group(buf)
+        for k in range(min(_ROWS, n_rows - first)):
+            row = rows[first + k]
+            for j in range(d):
+                row[j] = buf[j * _ROWS + k]
 
 
-@kernel
-def _signed_padded(row, signs, buffer):
-    """``buffer = signs * row`` zero-padded: the padding gets ``signs * 0``
-    (signed zeros, as a product of the padded row gives)."""
-    n_columns = row.size
-    zero = buffer.dtype.type(0)
+@kernel(inline="always")
+def _load_signed(group, signs, buf):
+    """``buf = signs * row`` of each row of the group, zero-padded to the
+    buffer's width: the padding gets ``signs * 0`` (signed zeros, as a
+    product of the padded row gives)."""
+    n_columns = group.shape[1]
+    zero = buf.dtype.type(0)
     for j in range(n_columns):
-        buffer[j] = row[j] * signs[j]
-    for j in range(n_columns, buffer.size):
-        buffer[j] = signs[j] * zero
+        sign = signs[j]
+        for k in range(_ROWS):
+            buf[j * _ROWS + k] = group[k, j] * sign
+    for j in range(n_columns, signs.size):
+        padding = signs[j] * zero
+        for k in range(_ROWS):
+            buf[j * _ROWS + k] = padding
+
+
+@kernel(inline="always")
+def _scale(buf, diagonal):
+    """``buf *= diagonal`` for each interleaved row."""
+    for j in range(diagonal.size):
+        value = diagonal[j]
+        for k in range(_ROWS):
+            buf[j * _ROWS + k] *= value
+
+
+@kernel(inline="always")
+def _store_scaled(buf, scales, out, first, n_rows, offset):
+    """``out[first + k, offset + j] = buf's row k, value j, * scales[j]``, real rows only."""
+    for k in range(min(_ROWS, n_rows - first)):
+        row = out[first + k]
+        for j in range(scales.size):
+            row[offset + j] = buf[j * _ROWS + k] * scales[j]
 
 
 @kernel
-def sorf_rows(X, signs, scales, plan, H, out):
+def sorf_rows(X, signs, scales, out):
     """``S H D1 H D2 H D3 x`` of every row and block into ``out`` (n, n_blocks * width).
 
     ``signs`` (3, n_blocks, width) holds ``D1, D2, D3``; ``scales``
@@ -142,60 +142,64 @@ def sorf_rows(X, signs, scales, plan, H, out):
     ``D3``, transform, ``D2``, transform, ``D1``, transform, ``S``.
     """
     n_blocks, width = scales.shape
-    a = np.empty(width, dtype=out.dtype)
-    b = np.empty(width, dtype=out.dtype)
-    for r in range(X.shape[0]):
+    n_rows = X.shape[0]
+    buf = np.empty(width * _ROWS, dtype=out.dtype)
+    for first in range(0, n_rows, _ROWS):
+        group = _padded_group(X, first, n_rows)
         for block in range(n_blocks):
-            _signed_padded(X[r], signs[2, block], a)
-            for diagonal in (signs[1, block], signs[0, block], scales[block]):
-                if _fwht_row(a, b, plan, H):
-                    a, b = b, a
-                for j in range(width):
-                    a[j] *= diagonal[j]
-            out[r, block * width : (block + 1) * width] = a
+            _load_signed(group, signs[2, block], buf)
+            _transform_group(buf)
+            _scale(buf, signs[1, block])
+            _transform_group(buf)
+            _scale(buf, signs[0, block])
+            _transform_group(buf)
+            _store_scaled(buf, scales[block], out, first, n_rows, block * width)
 
 
 @kernel
-def fastfood_rows(X, signs, permutations, gaussian, scales, plan, H, out):
+def fastfood_rows(X, signs, permutations, gaussian, scales, out):
     """``S H G Pi H B x`` of every row and block into ``out`` (n, n_blocks * width).
 
     ``Pi`` gathers: ``(Pi v)[j] = v[permutations[block, j]]``.
     """
     n_blocks, width = scales.shape
-    a = np.empty(width, dtype=out.dtype)
-    b = np.empty(width, dtype=out.dtype)
-    for r in range(X.shape[0]):
+    n_rows = X.shape[0]
+    a = np.empty(width * _ROWS, dtype=out.dtype)
+    b = np.empty(width * _ROWS, dtype=out.dtype)
+    for first in range(0, n_rows, _ROWS):
+        group = _padded_group(X, first, n_rows)
         for block in range(n_blocks):
-            _signed_padded(X[r], signs[block], a)
-            if _fwht_row(a, b, plan, H):
-                a, b = b, a
-            order = permutations[block]
+            _load_signed(group, signs[block], a)
+            _transform_group(a)
             for j in range(width):
-                b[j] = a[order[j]] * gaussian[block, j]
-            result = a if _fwht_row(b, a, plan, H) else b
-            for j in range(width):
-                out[r, block * width + j] = result[j] * scales[block, j]
+                source = permutations[block, j] * _ROWS
+                value = gaussian[block, j]
+                for k in range(_ROWS):
+                    b[j * _ROWS + k] = a[source + k] * value
+            _transform_group(b)
+            _store_scaled(b, scales[block], out, first, n_rows, block * width)
 
 
 @kernel
-def srht_rows(U, signs, coordinates, plan, H, out, first, scale):
-    """One degree of TensorSRHT: ``out[r, c]`` is set to (``first``) or
+def srht_rows(U, signs, coordinates, out, first_degree, scale):
+    """One degree of TensorSRHT: ``out[r, c]`` is set to (``first_degree``) or
     multiplied by coordinate ``coordinates[c]`` of the transformed blocks
     ``H (signs[block] * U[r])``, then multiplied by ``scale`` unless it is 1.
     """
     n_blocks, d = signs.shape
-    blocks = np.empty(n_blocks * d, dtype=out.dtype)
-    work = np.empty(d, dtype=out.dtype)
-    for r in range(U.shape[0]):
+    n_rows = U.shape[0]
+    blocks = np.empty(n_blocks * d * _ROWS, dtype=out.dtype)
+    for first in range(0, n_rows, _ROWS):
+        group = _padded_group(U, first, n_rows)
         for block in range(n_blocks):
-            a = blocks[block * d : (block + 1) * d]
-            for j in range(d):
-                a[j] = U[r, j] * signs[block, j]
-            if _fwht_row(a, work, plan, H):
-                a[:] = work
-        for c in range(coordinates.size):
-            value = blocks[coordinates[c]]
-            out[r, c] = value if first else out[r, c] * value
-        if scale != 1:
+            buf = blocks[block * d * _ROWS : (block + 1) * d * _ROWS]
+            _load_signed(group, signs[block], buf)
+            _transform_group(buf)
+        for k in range(min(_ROWS, n_rows - first)):
+            row = out[first + k]
             for c in range(coordinates.size):
-                out[r, c] *= scale
+                value = blocks[coordinates[c] * _ROWS + k]
+                row[c] = value if first_degree else row[c] * value
+            if scale != 1:
+                for c in range(coordinates.size):
+                    row[c] *= scale
