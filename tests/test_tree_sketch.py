@@ -16,7 +16,7 @@ from sklearn_sketch.utils._hashing import polynomial_hash
 
 
 def test_tree_with_three_factor_hadamard_nodes():
-    # Node inputs of length 2048 take the three-factor Kronecker path
+    # Node inputs of length 2048 take the long transforms (length 2048)
     # (regression: the node sketches once came out as zeros there).
     X = np.random.RandomState(0).rand(20, 30)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
