@@ -56,6 +56,11 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     #: Cap on a chunk's temporaries in MiB (scikit-learn's working_memory,
     #: if smaller, wins).
     _max_chunk_mib = MAX_CHUNK_MIB
+    #: Whether the ``n_jobs`` threads share the work of each chunk (the
+    #: subclass's ``_transform_chunk`` runs its own threads, their number
+    #: given by ``_prepare_transform``) instead of transforming chunks side
+    #: by side.
+    _jobs_share_chunks = False
 
     @abstractmethod
     def _fit(self, X):
@@ -160,6 +165,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         n_jobs = effective_n_jobs(self.n_jobs)
         chunks = self._chunks(X, n_jobs)
         state = self._prepare_transform(X)
+        if self._jobs_share_chunks:
+            n_jobs = 1
         if self._sparse_output:
             return sparse_transform(
                 X, chunks, lambda X_chunk: self._transform_chunk(X_chunk, None, state),

@@ -202,6 +202,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     True
     """
 
+    _jobs_share_chunks = True
+
     _parameter_constraints: dict = {
         "n_components": [positive_int()],
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
@@ -304,18 +306,17 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         return _BYTES_PER_ROW_AND_HASH * self.n_components + _BYTES_PER_ROW
 
     def _chunk_budget_mib(self, n_jobs):
-        # Chunks are large, shared by the jobs, because each chunk
-        # regenerates the projection blocks of the features it touches:
-        # small chunks would generate the same blocks over and over, and two
-        # jobs would gain little over one.
-        return HASHING_CHUNK_MIB / n_jobs
+        # Chunks are large, because each chunk regenerates the projection
+        # blocks of the features it touches: small chunks would generate the
+        # same blocks over and over. The jobs share each chunk's work
+        # (_jobs_share_chunks), so one chunk is in memory at a time.
+        return HASHING_CHUNK_MIB
 
     def _chunks(self, X, n_jobs):
         # Chunks are not split further to give every job one: the jobs share
-        # the work of a chunk when there is only one (_prepare_transform),
-        # without copies of its rows and of the pieces of its output, and
-        # for "core1" without generating in each piece about all the rows
-        # of R that the chunk touches.
+        # the work of each chunk, without copies of its rows and of the
+        # pieces of its output, and for "core1" without generating in each
+        # piece about all the rows of R that the chunk touches.
         bytes_per_row = self._input_bytes_per_row(X) + input_bytes_per_row(X)
         return parallel_row_chunks(
             X.shape[0], bytes_per_row, 1, self._exact_rows,
@@ -323,11 +324,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         )
 
     def _prepare_transform(self, X):
-        """Threads sharing the work of a chunk: ``n_jobs`` when it is the only one."""
-        n_jobs = effective_n_jobs(self.n_jobs)
-        if n_jobs == 1 or len(self._chunks(X, n_jobs)) > 1:
-            return 1
-        return n_jobs
+        """The threads that share the work of each chunk: ``n_jobs``."""
+        return effective_n_jobs(self.n_jobs)
 
     def _transform_chunk(self, X_chunk, out, state):
         # A dense input is converted to CSR chunk by chunk, never whole.

@@ -84,6 +84,13 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     """
     from ._dart_kernels import _dart_rows
 
+    if not np.isfinite(data).all():
+        # Reachable only under assume_finite=True; the darts under a NaN or
+        # infinite weight never end.
+        raise ValueError(
+            "Input contains NaN or infinity: consistent weighted sampling needs "
+            "finite weights, even under assume_finite=True."
+        )
     n_rows = int(np.count_nonzero(np.diff(indptr)))
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
