@@ -53,7 +53,6 @@ from sklearn_sketch.minwise._positions import (  # noqa: E402
     binned_positions,
     densification_tables,
 )
-from sklearn_sketch.utils._chunking import OPH_TABLE_BYTES  # noqa: E402
 from sklearn_sketch.minwise._positions import MAX_CHUNK_NNZ, nnz_chunks  # noqa: E402
 from sklearn_sketch.utils._hashing import (  # noqa: E402
     draw_multiply_shift,
@@ -62,6 +61,10 @@ from sklearn_sketch.utils._hashing import (  # noqa: E402
     mix64,
     splitmix64,
 )
+
+# Rows hashed at once, as the bytes of their (k x rows) uint64 table of bin
+# minima: near the size of a core's L2 cache.
+OPH_TABLE_BYTES = 2 * 2**20
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_min_max_hasher import median_times, print_table  # noqa: E402

@@ -39,9 +39,6 @@ HASHING_CHUNK_MIB = 256
 # KernelJL's chunks: the kernel block is one matrix product per chunk, which
 # BLAS computes faster on large blocks than in 16 MiB pieces.
 KERNEL_CHUNK_MIB = 64
-# Rows hashed at once by the bin-wise CWS study (benchmarks/bin_wise_cws.py),
-# as the bytes of their (k x rows) uint64 table of bin minima.
-OPH_TABLE_BYTES = 2 * 2**20
 # Memory for the rows of CoREHasher's projection R generated at once (whole
 # blocks of features, all k columns): X @ R is a sum over groups of feature
 # blocks of this size, each multiplied while its rows are still in cache.
