@@ -346,11 +346,13 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         position_dtype = np.int32 if X.nnz < 2**31 else np.int64
         positions = np.empty((n_nonempty, k), dtype=position_dtype)
         codes = np.empty((n_nonempty, k), dtype=indptr.dtype)
-        self._hash_and_code(X, nonempty, positions, codes, n_jobs)
         if self.kernel == "resemblance":
-            # The values do not depend on the data: no rescaling needed.
-            values = np.full((n_nonempty, k), 1.0 / np.sqrt(k), dtype=X.dtype)
+            # The values do not depend on the data: no rescaling needed; the
+            # jobs fill them with the codes.
+            values = np.empty((n_nonempty, k), dtype=X.dtype)
+            self._hash_and_code(X, nonempty, positions, codes, n_jobs, values)
         else:
+            self._hash_and_code(X, nonempty, positions, codes, n_jobs)
             X = _rescale_extreme_rows(X, nonempty)
             values = np.empty((n_nonempty, k), dtype=X.dtype)
             if self.kernel == "core2":
@@ -383,14 +385,16 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_and_code(self, X, nonempty, positions, codes, n_jobs):
+    def _hash_and_code(self, X, nonempty, positions, codes, n_jobs, constant_values=None):
         """Write the positions of the hashes' minima and their codes, by pieces of rows.
 
         ``positions[i, j]`` is the position in ``X.data`` of the minimum of
         hash ``j`` in the nonempty row number ``i``, ``codes[i, j]`` the
         output column of the location there. The rows are hashed by pieces
         of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a piece's
-        entries are its only temporary), ``n_jobs`` pieces at once.
+        entries are its only temporary), ``n_jobs`` pieces at once. With
+        ``constant_values``, each piece also sets its rows there to
+        ``1 / sqrt(k)`` (the resemblance kernel's values).
         """
         if self.hashing == "oph":
             tables = densification_tables(self.probe_coefficients_, self.n_components)
@@ -414,6 +418,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                 X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
                 X.shape[1], codes[rows], positions=out,
             )
+            if constant_values is not None:
+                constant_values[rows] = 1.0 / np.sqrt(self.n_components)
 
         pieces = nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1))
         run_in_threads(hash_piece, pieces, n_jobs)
