@@ -221,7 +221,7 @@ def _stack_rows(top, bottom):
 
 
 class KernelJL(BaseSketch):
-    """Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
+    r"""Kernel Johnson-Lindenstrauss features: a Gaussian sketch of a Gram matrix.
 
     ``fit`` draws a uniform subsample ``x_1, ..., x_n`` of the training rows,
     computes its Gram matrix ``K`` (double-centered by default, see
@@ -334,26 +334,31 @@ class KernelJL(BaseSketch):
 
     Notes
     -----
-    Over the draws of ``Z`` ::
+    Over the draws of :math:`Z`
 
-        E <Phi(x), Phi(y)> = d n k_x^T K^2 k_y / ||K||_F^4
-                           = d <k(., x), Sigma_n^3 k(., y)> / ||Sigma_n||_HS^4
+    .. math::
 
-    with ``Sigma_n`` the empirical covariance operator of the subsample
-    (``K`` and ``k_x`` centered when ``center=True``), and one draw deviates
-    from it by a relative ``O(d^(-1/2))``. The paper's normalization,
-    ``W = K Z^T / (n sqrt(n d))``, has the mean ``k_x^T K^2 k_y / n^3 =
-    <k(., x), Sigma_n^3 k(., y)>``: the two differ by the constant factor
-    ``d n^4 / ||K||_F^4`` of the fitted subsample, so PCA and k-means
-    directions are the same. This one makes the features independent of the
-    kernel's scale (``k`` and ``c k`` give the same features), and their
-    size independent of ``d``: each feature has over the subsample, in
-    expectation over ``Z``, the mean
-    square ``tr(K^4) / ||K||_F^4``, between ``1 / rank(K)`` and 1, the scale
+        \mathbb{E} \langle \Phi(x), \Phi(y) \rangle
+        &= \frac{d \, n \, k_x^\top K^2 k_y}{\|K\|_F^4} \\
+        &= \frac{d \, \langle k(\cdot, x), \Sigma_n^3 k(\cdot, y) \rangle}
+                {\|\Sigma_n\|_{HS}^4}
+
+    with :math:`\Sigma_n` the empirical covariance operator of the subsample
+    (:math:`K` and :math:`k_x` centered when ``center=True``), and one draw deviates
+    from it by a relative :math:`O(d^{-1/2})`. The paper's normalization,
+    :math:`W = K Z^\top / (n \sqrt{n d})`, has the mean :math:`k_x^\top K^2 k_y / n^3
+    = \langle k(\cdot, x), \Sigma_n^3 k(\cdot, y) \rangle`: the two differ by the
+    constant factor :math:`d n^4 / \|K\|_F^4` of the fitted subsample, so PCA and
+    k-means directions are the same. This one makes the features independent of the
+    kernel's scale (:math:`k` and :math:`c k` give the same features), and their
+    size independent of :math:`d`: each feature has over the subsample, in
+    expectation over :math:`Z`, the mean square
+    :math:`\operatorname{tr}(K^4) / \|K\|_F^4`, between
+    :math:`1 / \operatorname{rank}(K)` and 1, the scale
     of standardized data, which suits a linear model with ``C=1``. The
     features keep the leading kernel principal directions with their
     variances cubed: use them for PCA, clustering and linear models, not as
-    a substitute for ``k(x, y)`` in a kernel machine.
+    a substitute for :math:`k(x, y)` in a kernel machine.
 
     References
     ----------

@@ -137,7 +137,7 @@ def _pattern_kernel(X, Y, kind, name):
 
 
 def resemblance_kernel(X, Y=None):
-    """Resemblance ``|S_x & S_y| / |S_x | S_y|`` of the nonzero patterns.
+    r"""Resemblance :math:`|S_x \cap S_y| / |S_x \cup S_y|` of the nonzero patterns.
 
     Parameters
     ----------
@@ -172,13 +172,13 @@ def resemblance_kernel(X, Y=None):
 
 
 def core_kernel(X, Y=None, *, kind=1):
-    """CoRE kernel of type 1 or 2 (Li, 2014).
+    r"""CoRE kernel of type 1 or 2 (Li, 2014).
 
-    With ``rho`` the correlation of the l2-normalized rows, ``S`` the set of
-    nonzero coordinates of a row, ``f = |S|`` and ``R`` the resemblance:
+    With :math:`\rho` the correlation of the l2-normalized rows, :math:`S` the set
+    of nonzero coordinates of a row, :math:`f = |S|` and :math:`R` the resemblance:
 
-    * ``kind=1``: ``K_C1 = rho * R``;
-    * ``kind=2``: ``K_C2 = rho * sqrt(f_x f_y) / |S_x | S_y|``.
+    * ``kind=1``: :math:`K_{C1} = \rho R`;
+    * ``kind=2``: :math:`K_{C2} = \rho \sqrt{f_x f_y} / |S_x \cup S_y|`.
 
     Parameters
     ----------
@@ -237,7 +237,7 @@ def _min_max(X, Y, name):
 
 
 def min_max_kernel(X, Y=None):
-    """Min-max kernel ``sum_i min(x_i, y_i) / sum_i max(x_i, y_i)`` of nonnegative rows.
+    r"""Min-max kernel :math:`\sum_i \min(x_i, y_i) / \sum_i \max(x_i, y_i)` of nonnegative rows.
 
     Also called the weighted Jaccard similarity (or Ruzicka similarity); it
     equals the resemblance on binary data.
@@ -282,11 +282,17 @@ def min_max_kernel(X, Y=None):
 
 
 def gmm_kernel(X, Y=None):
-    """Generalized min-max (GMM) kernel of real rows (Li, 2017).
+    r"""Generalized min-max (GMM) kernel of real rows (Li, 2017).
 
-    Each row is split into its positive and negative parts, ``x~ = [max(x,
-    0), max(-x, 0)]``, and ``K_GMM(x, y) = sum_i min(x~_i, y~_i) / sum_i
-    max(x~_i, y~_i)``: the min-max kernel of the split rows, which equals
+    Each row is split into its positive and negative parts,
+    :math:`\tilde{x} = [\max(x, 0), \max(-x, 0)]`, and
+
+    .. math::
+
+        K_{GMM}(x, y) = \frac{\sum_i \min(\tilde{x}_i, \tilde{y}_i)}
+                             {\sum_i \max(\tilde{x}_i, \tilde{y}_i)}:
+
+    the min-max kernel of the split rows, which equals
     :func:`min_max_kernel` on nonnegative data.
 
     Parameters

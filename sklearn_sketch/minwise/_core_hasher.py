@@ -169,16 +169,16 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     Notes
     -----
     With ``b_bits=None`` the estimates are unbiased, with variances
-    ``((1 + 2 rho**2) R - rho**2 R**2) / k`` (type 1, Gaussian) and
-    ``(R - R**2) / k`` (resemblance). With ``b_bits=b`` two different
-    locations share a code with probability ``2**-b``, so the resemblance
-    estimate has mean ``R + (1 - R) 2**-b`` and type 1
-    ``rho (R + (1 - R) 2**-b)``; this bias is not corrected.
+    :math:`((1 + 2 \\rho^2) R - \\rho^2 R^2) / k` (type 1, Gaussian) and
+    :math:`(R - R^2) / k` (resemblance). With ``b_bits=b`` two different
+    locations share a code with probability :math:`2^{-b}`, so the resemblance
+    estimate has mean :math:`R + (1 - R) 2^{-b}` and type 1
+    :math:`\\rho (R + (1 - R) 2^{-b})`; this bias is not corrected.
 
-    The output has ``n_components * 2**b_bits`` columns (``n_components *
-    n_features_in_`` with ``b_bits=None``); ``fit`` refuses a width beyond
-    ``2**63 - 1``, which sparse indices cannot address, and
-    ``get_feature_names_out`` a width beyond ``2**23`` (see its Notes).
+    The output has :math:`k \\cdot 2^b` columns (:math:`k` times
+    ``n_features_in_`` with ``b_bits=None``); ``fit`` refuses a width beyond
+    :math:`2^{63} - 1`, which sparse indices cannot address, and
+    ``get_feature_names_out`` a width beyond :math:`2^{23}` (see its Notes).
 
     References
     ----------

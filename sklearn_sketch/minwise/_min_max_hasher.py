@@ -32,7 +32,7 @@ _SAMPLE_KEY_RANGE = 2**32
 
 
 class MinMaxHasher(OneHotOutputMixin, BaseSketch):
-    """Hashed min-max / GMM kernel features: sparse, ``k * 2**b_bits`` columns wide.
+    r"""Hashed min-max / GMM kernel features: sparse, ``k * 2**b_bits`` columns wide.
 
     For nonnegative rows the min-max kernel is
 
@@ -121,13 +121,13 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
 
     Notes
     -----
-    Writing ``P`` for the collision probability of what is coded (``K_MM``
-    for "full" codes), the inner product of two output rows has mean
-    ``P + (1 - P) 2**-b`` and variance at most ``1 / (4 k)``. Two different
-    coordinates ("0bit") share a code with probability ``2**-b``; two
-    different full samples are first hashed to 32-bit keys, which two
-    different samples share with probability about ``2**-32``, and then
-    coded. With ``b_bits=None`` ("0bit" only) the mean is ``P``. The offset
+    Writing :math:`P` for the collision probability of what is coded
+    (:math:`K_{MM}` for "full" codes), the inner product of two output rows has
+    mean :math:`P + (1 - P) 2^{-b}` and variance at most :math:`1 / (4 k)`. Two
+    different coordinates ("0bit") share a code with probability :math:`2^{-b}`;
+    two different full samples are first hashed to 32-bit keys, which two
+    different samples share with probability about :math:`2^{-32}`, and then
+    coded. With ``b_bits=None`` ("0bit" only) the mean is :math:`P`. The offset
     is not corrected.
 
     The kernel does not change when both rows are scaled by the same factor,
@@ -135,8 +135,9 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     are hashed as given, not normalized. The values are read in float64 for
     float32 input too (the same samples).
 
-    The expected cost per row is ``O(k log k + nnz log(|x|_1 + 1 / |x|_1))``:
-    a row throws about ``k ln k + 2k`` darts, whatever its number of stored
+    The expected cost per row is
+    :math:`O(k \log k + \mathrm{nnz} \log(\|x\|_1 + 1 / \|x\|_1))`:
+    a row throws about :math:`k \ln k + 2k` darts, whatever its number of stored
     entries, and the darts are generated, not stored.
 
     References

@@ -65,7 +65,7 @@ def unit_entries(coefficients, columns, row_keys, real_values, imag_values, out)
     return out
 
 class ComplexToRealSketch(_PolynomialSketchBase):
-    """Polynomial kernel approximation by complex-to-real random features.
+    r"""Polynomial kernel approximation by complex-to-real random features.
 
     Maps each row ``x`` to ``n_components`` real features whose inner
     products are unbiased estimates of
@@ -140,12 +140,23 @@ class ComplexToRealSketch(_PolynomialSketchBase):
 
     Notes
     -----
-    ``E <Phi(x), Phi(y)> = K(x, y)``. For "rademacher" and even
-    ``n_components``, with ``s = sum_i x'_i^2 y'_i^2``,
-    ``A = |x'|^2 |y'|^2 + <x', y'>^2 - s`` and ``B = 2 <x', y'>^2 - s``,
-    ``Var = (A**degree + B**degree - 2 <x', y'>**(2 degree)) / n_components``.
-    With "srht", input padded wider than ``max(4096, next_power_of_two(m))``
-    is first hashed down to that width by a Count Sketch per degree.
+    :math:`\mathbb{E} \langle \Phi(x), \Phi(y) \rangle = K(x, y)`. For
+    "rademacher" and even ``n_components`` :math:`D`, with :math:`p` the degree,
+
+    .. math::
+
+        s = \sum_i x_i'^2 y_i'^2, \qquad
+        A = \|x'\|^2 \|y'\|^2 + \langle x', y' \rangle^2 - s, \qquad
+        B = 2 \langle x', y' \rangle^2 - s,
+
+    the variance is
+
+    .. math::
+
+        \operatorname{Var} = \frac{A^p + B^p - 2 \langle x', y' \rangle^{2p}}{D}.
+
+    With "srht", input padded wider than :math:`\max(4096, 2^{\lceil \log_2 m
+    \rceil})` is first hashed down to that width by a Count Sketch per degree.
 
     References
     ----------

@@ -131,7 +131,7 @@ def allocate(budget, weights):
 
 
 class MaclaurinSketch(_PolynomialSketchBase):
-    """Polynomial kernel approximation by a sketch per degree of its expansion.
+    r"""Polynomial kernel approximation by a sketch per degree of its expansion.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
     unbiased estimates of ``K(x, y) = (gamma <x, y> + coef0) ** degree``,
@@ -225,9 +225,10 @@ class MaclaurinSketch(_PolynomialSketchBase):
     Notes
     -----
     The blocks are independent and unbiased, so the variance is
-    ``sum_i a_i**2 Var_i(D_i)``. With ``Var_i`` about ``v_i / D_i``, ``v_i``
-    the mean of ``(|x|^2 |y|^2)**i + <x, y>**(2i)`` over pairs of up to 256
-    training rows, ``fit`` sets ``D_i`` proportional to ``a_i sqrt(v_i)``
+    :math:`\sum_i a_i^2 \operatorname{Var}_i(D_i)`. With
+    :math:`\operatorname{Var}_i \approx v_i / D_i`, :math:`v_i` the mean of
+    :math:`(\|x\|^2 \|y\|^2)^i + \langle x, y \rangle^{2i}` over pairs of up to
+    256 training rows, ``fit`` sets :math:`D_i \propto a_i \sqrt{v_i}`
     [1]_. Unlike the other polynomial sketches, ``fit`` reads the data.
 
     References

@@ -5,7 +5,7 @@ from ._tensor_sketch_map import CountSketchMap
 
 
 class TensorSketch(CountSketchMap, _PolynomialSketchBase):
-    """Polynomial kernel approximation by Tensor Sketch.
+    r"""Polynomial kernel approximation by Tensor Sketch.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
     unbiased estimates of the polynomial kernel
@@ -70,10 +70,16 @@ class TensorSketch(CountSketchMap, _PolynomialSketchBase):
 
     Notes
     -----
-    ``E <TS(x), TS(y)> = K(x, y)``, and the variance is at most
-    ``(<x', y'>**(2 degree) + |x'|**(2 degree) |y'|**(2 degree)) / n_components``
-    (Pham & Pagh, 2013, Lemma 6). For ``degree=1`` the map is a plain Count
-    Sketch.
+    The estimate is unbiased, :math:`\mathbb{E} \langle TS(x), TS(y) \rangle = K(x, y)`,
+    and, with :math:`p` the degree and :math:`D` ``n_components``, its variance
+    is at most (Pham & Pagh, 2013, Lemma 6)
+
+    .. math::
+
+        \frac{1}{D} \left( \langle x', y' \rangle^{2p}
+        + \|x'\|^{2p} \|y'\|^{2p} \right).
+
+    For ``degree=1`` the map is a plain Count Sketch.
 
     References
     ----------

@@ -5,7 +5,7 @@ from ._tensor_srht_map import SRHTMap
 
 
 class TensorSRHT(SRHTMap, _PolynomialSketchBase):
-    """Polynomial kernel approximation by TensorSRHT.
+    r"""Polynomial kernel approximation by TensorSRHT.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
     unbiased estimates of ``K(x, y) = (gamma <x, y> + coef0) ** degree``. With
@@ -73,9 +73,11 @@ class TensorSRHT(SRHTMap, _PolynomialSketchBase):
 
     Notes
     -----
-    Since ``E[(H D x)_i (H D y)_i] = <x, y>`` for every coordinate ``i``,
-    ``E <Phi(x), Phi(y)> = <x', y'> ** degree = K(x, y)``. Input whose padded
-    length exceeds ``max(4096, next_power_of_two(n_components))`` is first
+    Since :math:`\mathbb{E}[(H D x)_i (H D y)_i] = \langle x, y \rangle` for
+    every coordinate :math:`i`, :math:`\mathbb{E} \langle \Phi(x), \Phi(y)
+    \rangle = \langle x', y' \rangle^p = K(x, y)` with :math:`p` the degree.
+    Input whose padded length exceeds
+    :math:`\max(4096, 2^{\lceil \log_2 D \rceil})`, :math:`D` ``n_components``, is first
     hashed down to that width by an independent Count Sketch per degree,
     which keeps the estimate unbiased and the cost proportional to the
     nonzeros.

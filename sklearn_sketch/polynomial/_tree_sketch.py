@@ -6,7 +6,7 @@ from ._tree_map import TreeMap
 
 
 class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
-    """Polynomial kernel approximation by a binary tree of degree-2 sketches.
+    r"""Polynomial kernel approximation by a binary tree of degree-2 sketches.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
     unbiased estimates of ``K(x, y) = (gamma <x, y> + coef0) ** degree``.
@@ -92,8 +92,9 @@ class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
     Notes
     -----
     Every node is unbiased given its children, so by the tower rule
-    ``E <Phi(x), Phi(y)> = K(x, y)``. The tree multiplies ``log2(degree)``
-    levels of degree-2 factors instead of ``degree`` factors, so the sketch
+    :math:`\mathbb{E} \langle \Phi(x), \Phi(y) \rangle = K(x, y)`. The tree
+    multiplies :math:`\log_2 p` levels of degree-2 factors instead of :math:`p`
+    factors (:math:`p` the degree), so the sketch
     size it needs is polynomial rather than exponential in the degree
     (Ahle et al., 2020).
 

@@ -195,11 +195,12 @@ def cos_sin_features(P, out, offset):
 
 
 class OrthogonalRBFSampler(BaseSketch):
-    """Orthogonal and structured random Fourier features of the RBF kernel.
+    r"""Orthogonal and structured random Fourier features of the RBF kernel.
 
     Approximates the feature map of the RBF (Gaussian) kernel
-    ``k(x, y) = exp(-gamma ||x - y||^2)``, as :class:`~sklearn.kernel_approximation.RBFSampler`
-    does, with frequencies ``w ~ N(0, 2 gamma I)`` that are drawn in
+    :math:`k(x, y) = \exp(-\gamma \|x - y\|^2)`, as
+    :class:`~sklearn.kernel_approximation.RBFSampler` does, with frequencies
+    :math:`w \sim \mathcal{N}(0, 2 \gamma I)` that are drawn in
     orthogonal blocks instead of independently (Yu et al. 2016), which
     lowers the variance of the kernel estimate:
 
@@ -209,26 +210,26 @@ class OrthogonalRBFSampler(BaseSketch):
       ``O(n_features * n_components)`` time per row and memory, like
       ``RBFSampler``.
     - ``method="sorf"``: structured orthogonal random features,
-      ``sqrt(2 gamma) S H D1 H D2 H D3`` per block of ``d`` frequencies
-      (``H`` the normalized Walsh-Hadamard matrix, ``D_i`` random sign
-      diagonals, ``d`` the input width padded to a power of two):
-      ``O(n_components log d)`` time per row and ``O(n_components)``
-      memory. The rows get chi-distributed norms ``S`` as in ORF, where
-      Yu et al. fix them to ``sqrt(d)``: that removes the bias of the fixed
-      norm, large at small ``d``.
+      :math:`\sqrt{2 \gamma} \, S H D_1 H D_2 H D_3` per block of :math:`d`
+      frequencies (:math:`H` the normalized Walsh-Hadamard matrix, :math:`D_i`
+      random sign diagonals, :math:`d` the input width padded to a power of
+      two): :math:`O(D \log d)` time per row and :math:`O(D)` memory, with
+      :math:`D` ``n_components``. The rows get chi-distributed norms :math:`S`
+      as in ORF, where Yu et al. fix them to :math:`\sqrt{d}`: that removes
+      the bias of the fixed norm, large at small :math:`d`.
     - ``method="fastfood"``: Fastfood (Le et al. 2013),
-      ``S H G Pi H B`` per block (``B`` random signs, ``Pi`` a random
-      permutation, ``G`` a Gaussian diagonal, ``S`` chi-distributed row
-      norms): the same cost as SORF.
+      :math:`S H G \Pi H B` per block (:math:`B` random signs, :math:`\Pi` a
+      random permutation, :math:`G` a Gaussian diagonal, :math:`S`
+      chi-distributed row norms): the same cost as SORF.
 
-    The features are ``sqrt(2 / n_components) [cos(W x), sin(W x)]`` for
-    ``n_components // 2`` frequencies (for an odd ``n_components`` one more
-    feature ``sqrt(2 / n_components) cos(w x + b)`` with a random offset
-    ``b``). Pairs of cosines and sines estimate ``k(x, y)`` with the
-    variance ``(1 - k^2)^2 / (2 m)`` of ``m`` independent frequencies,
-    lower at every distance than the ``D`` random-offset features
-    ``sqrt(2 / D) cos(w x + b)`` of ``RBFSampler`` (Sutherland & Schneider
-    2015), and need half the projections.
+    The features are :math:`\sqrt{2 / D} \, [\cos(W x), \sin(W x)]` for
+    :math:`\lfloor D / 2 \rfloor` frequencies (for an odd :math:`D` one more
+    feature :math:`\sqrt{2 / D} \cos(w^\top x + b)` with a random offset
+    :math:`b`). Pairs of cosines and sines estimate :math:`k(x, y)` with the
+    variance :math:`(1 - k^2)^2 / (2 m)` of :math:`m` independent frequencies,
+    lower at every distance than the :math:`D` random-offset features
+    :math:`\sqrt{2 / D} \cos(w^\top x + b)` of ``RBFSampler`` (Sutherland &
+    Schneider 2015), and need half the projections.
 
     Input wider than 4096 features (hashed text, for instance) is first
     reduced to 4096 coordinates by a Count Sketch (Charikar et al. 2002), at
