@@ -410,6 +410,9 @@ def test_cost_and_state_do_not_grow_with_n_features():
         for b_bits, dtype in [(8, np.float64), (None, np.float32), (32, np.float64)]:
             Xd = X.astype(dtype)
             params = dict(b_bits=b_bits, random_state=0, **options)
+            # Compile the kernels first: numba's one-time compilation
+            # allocates Python objects that tracemalloc would count.
+            CoREHasher(64, **params).fit(Xd).transform(Xd)
             tracemalloc.start()
             try:
                 hasher = CoREHasher(64, **params).fit(Xd)
