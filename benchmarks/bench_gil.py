@@ -73,25 +73,34 @@ def calls():
     }
 
 
-def two_thread_speedup(make, n):
+def thread_speedup(make, n_threads, calls):
+    """Time of ``n_threads * calls`` calls in one thread over the same in ``n_threads``.
+
+    Each thread calls its own ``make()`` (its own buffers), ``calls`` times.
+    """
     function = make()
     function()
     start = time.perf_counter()
-    for _ in range(2 * n):
+    for _ in range(n_threads * calls):
         function()
     one = time.perf_counter() - start
 
     def work(function):
-        for _ in range(n):
+        for _ in range(calls):
             function()
 
-    threads = [threading.Thread(target=work, args=(make(),)) for _ in range(2)]
+    threads = [threading.Thread(target=work, args=(make(),)) for _ in range(n_threads)]
     start = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     return one / (time.perf_counter() - start)
+
+
+def two_thread_speedup(make, n):
+    """:func:`thread_speedup` of two threads, ``n`` calls each."""
+    return thread_speedup(make, 2, n)
 
 
 def main():

@@ -22,13 +22,14 @@ better than these. Run::
 """
 
 import argparse
-import threading
 import time
 import tracemalloc
 
 import numba
 import numpy as np
 import scipy.sparse as sp
+
+from bench_gil import thread_speedup  # the script's folder
 
 from sklearn_sketch import CoREHasher, KernelJL, MinMaxHasher, OrthogonalRBFSampler, TensorSketch
 from sklearn_sketch.datasets import fetch_mnist, fetch_sector
@@ -69,26 +70,6 @@ def in_cache_sines():
 def entry_loop(X):
     indices, data = X.indices.copy(), X.data.copy()
     return lambda: _hash_entries(indices, data, 4)
-
-
-def thread_speedup(make, n_threads, calls=4):
-    """Time of ``n_threads * calls`` calls in one thread over the same in ``n_threads``."""
-    function = make()
-    function()
-    start = time.perf_counter()
-    for _ in range(n_threads * calls):
-        function()
-    one = time.perf_counter() - start
-    functions = [make() for _ in range(n_threads)]
-    threads = [
-        threading.Thread(target=lambda f=f: [f() for _ in range(calls)]) for f in functions
-    ]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return one / (time.perf_counter() - start)
 
 
 def nbytes(X):
@@ -140,8 +121,8 @@ def main():
         "sector": fetch_sector(args.data_home, subset="train", values="tfidf", return_X_y=True)[0],
     }
     jobs = args.jobs
-    sines = np.median([thread_speedup(in_cache_sines, jobs) for _ in range(5)])
-    loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs) for _ in range(5)])
+    sines = np.median([thread_speedup(in_cache_sines, jobs, 4) for _ in range(5)])
+    loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs, 4) for _ in range(5)])
     print(f"ceiling: {jobs} threads vs one, in-cache np.sin {sines:.2f}x; "
           f"nogil compiled loop over the sector entries {loop:.2f}x")
     rows = []
