@@ -172,7 +172,10 @@ def test_names_at_the_limit_are_built_in_seconds():
     seconds = time.perf_counter() - start
     assert len(names) == _base.MAX_FEATURE_NAMES
     assert names[-1] == f"minmaxhasher{_base.MAX_FEATURE_NAMES - 1}"
-    assert seconds < 3, seconds
+    # Seconds, not minutes: a bound loose enough for a loaded machine (the
+    # names take about 2 s on an idle one), tight enough to catch work that
+    # grows faster than the number of names.
+    assert seconds < 30, seconds
 
 
 # -- widths beyond int64 --------------------------------------------------------
