@@ -27,7 +27,7 @@ from .utils._chunking import (
 )
 from .utils._compat import _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
-from .utils._validation import validate_features
+from .utils._validation import finite_check, validate_features
 
 # scikit-learn's feature names are Python strings in an object array (what
 # check_estimator, pandas output and ColumnTransformer expect), each about
@@ -161,7 +161,13 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
-        X = validate_features(self, X, reset=False)
+        # For a dense output, NaN and infinity are looked for chunk by chunk,
+        # in the threads: a pass over the whole input before them would be
+        # serial. The hashers check the whole input first (an O(nnz) pass
+        # beside their output's k per row), since their _prepare_transform
+        # reads the values.
+        X = validate_features(self, X, reset=False, check_finite=self._sparse_output)
+        check = None if self._sparse_output else finite_check(self)
         n_jobs = effective_n_jobs(self.n_jobs)
         chunks = self._chunks(X, n_jobs)
         state = self._prepare_transform(X)
@@ -174,6 +180,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             )
 
         def transform_chunk(X_chunk, out):
+            if check is not None:
+                check(X_chunk)
             # Non-finite values are detected once, on the result.
             with np.errstate(over="ignore", invalid="ignore"):
                 self._transform_chunk(X_chunk, out, state)

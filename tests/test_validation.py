@@ -232,3 +232,18 @@ def test_column_indices_near_2_31(name):
         assert np.isfinite(result).all()
         assert_array_equal(result[0], result[3])
         assert_allclose(reordered, result, rtol=1e-12)
+
+
+@pytest.mark.parametrize("value, match", [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")])
+@pytest.mark.parametrize("name", NAMES)
+def test_non_finite_value_in_any_chunk_is_an_error(name, value, match, X_int):
+    """NaN or infinity in any row of a transform split in chunks and threads."""
+    X = np.abs(np.vstack([X_int] * 4).astype(np.float32))
+    fitted = make_estimator(name, n_jobs=2).fit(X)
+    fitted._max_chunk_mib = 1e-6  # one row per chunk
+    for row in (0, X.shape[0] // 2, X.shape[0] - 1):
+        X_bad = X.copy()
+        X_bad[row, -1] = value
+        for bad in (X_bad, sp.csr_matrix(X_bad)):
+            with pytest.raises(ValueError, match=match):
+                fitted.transform(bad)

@@ -226,15 +226,22 @@ def _run_in_threads(function, chunks, n_jobs):
         pending.put(index)
     results = [None] * len(chunks)
     config = get_config()
+    failed = threading.Event()
 
     def work():
         with config_context(**config):
-            while True:
+            # After a chunk's error (NaN in the input, say) the threads take
+            # no further chunk: the error is raised at once.
+            while not failed.is_set():
                 try:
                     index = pending.get_nowait()
                 except queue.Empty:
                     return
-                results[index] = function(chunks[index])
+                try:
+                    results[index] = function(chunks[index])
+                except BaseException:
+                    failed.set()
+                    raise
 
     n_threads = min(n_jobs, len(chunks))
     with single_threaded_blas(), ThreadPoolExecutor(n_threads) as executor:

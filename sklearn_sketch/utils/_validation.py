@@ -21,6 +21,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
+from sklearn.utils import assert_all_finite
 from sklearn.utils.validation import validate_data
 
 from ._compat import Interval
@@ -107,7 +109,7 @@ def canonical_csr(X):
     return X
 
 
-def validate_features(estimator, X, *, reset):
+def validate_features(estimator, X, *, reset, check_finite=True):
     """Validate ``X`` for ``fit`` (``reset=True``) or ``transform`` (``reset=False``).
 
     Parameters
@@ -120,6 +122,10 @@ def validate_features(estimator, X, *, reset):
     reset : bool
         True in ``fit``, False in ``transform`` and later ``partial_fit``
         batches.
+    check_finite : bool, default=True
+        False leaves the check for NaN and infinite values to the caller,
+        chunk by chunk (:func:`finite_check`), so that it runs in the
+        transform's threads instead of before them.
 
     Returns
     -------
@@ -140,7 +146,7 @@ def validate_features(estimator, X, *, reset):
         accept_sparse="csr",
         accept_large_sparse=True,
         dtype=FLOAT_DTYPES,
-        ensure_all_finite=True,
+        ensure_all_finite=check_finite,
     )
     if reset and X.shape[1] > MAX_N_FEATURES:
         raise ValueError(
@@ -151,6 +157,31 @@ def validate_features(estimator, X, *, reset):
     if sp.issparse(X):
         X = canonical_csr(X)
     return X
+
+
+def finite_check(estimator):
+    """The check of :func:`validate_features` for NaN and infinity, for chunks.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator, named in the error.
+
+    Returns
+    -------
+    check : callable or None
+        ``check(X_chunk)`` raises scikit-learn's ValueError for NaN or
+        infinite values in ``X_chunk`` (dense or sparse); None under
+        ``assume_finite=True``, where nothing is checked.
+    """
+    if get_config()["assume_finite"]:
+        return None
+    name = type(estimator).__name__
+
+    def check(X_chunk):
+        assert_all_finite(X_chunk, allow_nan=False, estimator_name=name, input_name="X")
+
+    return check
 
 
 def overflow_error(estimator, dtype, what, remedy):
