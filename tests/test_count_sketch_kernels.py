@@ -103,6 +103,29 @@ def test_tables_kernel_is_the_reference_bit_for_bit(dtype, index_dtype, canonica
         assert_array_equal(out_dense, expected)
 
 
+
+def test_products_are_rounded_to_the_output_dtype_before_the_sum():
+    # float64 values into float32 sketches: each product rounded to float32,
+    # then added in float32 (not summed in float64 and rounded once).
+    width, n_sketches = 3, 2
+    X = _rows(9, 40, np.float64, 4)
+    X.data *= 1 + 1e-9 * np.arange(X.nnz)  # bits beyond float32's precision
+    buckets, signs = _tables(n_sketches, 40, width, np.float32, 5)
+    expected = reference.count_sketch_reference(
+        X, lambda s, j: buckets[s, j], lambda s, j: signs[s, j], n_sketches, width,
+        np.float32,
+    )
+    for rows in (X, X.toarray()):
+        out = np.empty((n_sketches, 9, width), dtype=np.float32)
+        count_sketch_rows(rows, buckets, signs, out)
+        assert_array_equal(out, expected)
+    summed_once = np.zeros_like(expected, dtype=np.float64)
+    for s in range(n_sketches):
+        for i in range(X.shape[0]):
+            for j, v in reference.stored_entries(X, i):
+                summed_once[s, i, buckets[s, j]] += v * np.float64(signs[s, j])
+    assert not np.array_equal(summed_once.astype(np.float32), expected)
+
 def test_the_reference_order_is_not_vacuous():
     # Summing a row's entries in another order gives other bits: the
     # comparisons above do check the order.

@@ -23,47 +23,38 @@ from ._numba import kernel
 
 
 @kernel
-def _start_row(out, i):
-    """Zero row ``i`` of every sketch."""
-    for s in range(out.shape[0]):
-        out[s, i, :] = 0
-
-
-@kernel
-def _finish_row(out, i, constant_buckets, constant_values):
-    """Add each sketch's constant (a bucket below 0: none) after the row's entries."""
-    for s in range(out.shape[0]):
-        if constant_buckets[s] >= 0:
-            out[s, i, constant_buckets[s]] += constant_values[s]
-
-
-@kernel
 def _scatter_csr_tables(indptr, indices, data, buckets, signs, constant_buckets,
                         constant_values, out):
     """Count Sketches of CSR rows; key ``j`` goes to ``buckets[s, j]`` with ``signs[s, j]``."""
-    # A one-value array of the output's dtype rounds each product to it
-    # before the sum, as the conversion of a CSR matrix of the products does.
-    product = np.empty(1, dtype=out.dtype)
-    for i in range(out.shape[1]):
-        _start_row(out, i)
-        for k in range(indptr[i], indptr[i + 1]):
-            j = indices[k]
-            for s in range(out.shape[0]):
-                product[0] = data[k] * signs[s, j]
-                out[s, i, buckets[s, j]] += product[0]
-        _finish_row(out, i, constant_buckets, constant_values)
+    # Each product is rounded to the output's dtype before the sum, as the
+    # conversion of a CSR matrix of the products does (a no-op when the
+    # dtypes agree).
+    cast = out.dtype.type
+    for s in range(out.shape[0]):
+        bucket, sign = buckets[s], signs[s]
+        for i in range(out.shape[1]):
+            row = out[s, i]
+            row[:] = 0
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                row[bucket[j]] += cast(data[k] * sign[j])
+            if constant_buckets[s] >= 0:
+                row[constant_buckets[s]] += constant_values[s]
 
 
 @kernel
 def _scatter_dense_tables(X, buckets, signs, constant_buckets, constant_values, out):
     """:func:`_scatter_csr_tables` of the nonzeros of dense rows, in column order."""
-    product = np.empty(1, dtype=out.dtype)
-    for i in range(out.shape[1]):
-        _start_row(out, i)
-        for j in range(X.shape[1]):
-            v = X[i, j]
-            if v != 0:  # the entries of the row's CSR form (NaN included)
-                for s in range(out.shape[0]):
-                    product[0] = v * signs[s, j]
-                    out[s, i, buckets[s, j]] += product[0]
-        _finish_row(out, i, constant_buckets, constant_values)
+    cast = out.dtype.type
+    for s in range(out.shape[0]):
+        bucket, sign = buckets[s], signs[s]
+        for i in range(out.shape[1]):
+            row = out[s, i]
+            row[:] = 0
+            x = X[i]
+            for j in range(x.size):
+                v = x[j]
+                if v != 0:  # the entries of the row's CSR form (NaN included)
+                    row[bucket[j]] += cast(v * sign[j])
+            if constant_buckets[s] >= 0:
+                row[constant_buckets[s]] += constant_values[s]
