@@ -16,7 +16,10 @@ in the same run and printed first, two ways: J threads against one of an
 in-cache ``np.sin`` (256 KiB, compute-bound, releases the GIL), and of a
 compiled loop that releases the GIL (numba, ``nogil=True``) over the stored
 entries of the same sector rows, hashing each entry. No transform can scale
-better than these. Run::
+better than these. A third figure bounds the FFT sketches: J threads against
+one of the FFT work of one TensorSketch chunk (``scipy.fft.rfft`` of two
+421 x 512 float32 arrays, their product and ``irfft``, each thread on its own
+arrays, allocating its results as scipy.fft does). Run::
 
     python benchmarks/bench_scaling.py [--quick] [--jobs 2] [--rows 10000 40000] [--repeats 5]
 """
@@ -27,6 +30,7 @@ import tracemalloc
 
 import numba
 import numpy as np
+import scipy.fft
 import scipy.sparse as sp
 
 from bench_gil import thread_speedup  # the script's folder
@@ -65,6 +69,17 @@ def in_cache_sines():
     values = np.random.RandomState(0).rand(2**16).astype(np.float32)
     out = np.empty_like(values)
     return lambda: [np.sin(values, out=out) for _ in range(20)]
+
+
+def fft_chunk():
+    sketch = np.random.RandomState(0).rand(421, 512).astype(np.float32)
+
+    def run():
+        spectrum = scipy.fft.rfft(sketch, axis=1)
+        spectrum *= scipy.fft.rfft(sketch, axis=1)
+        return scipy.fft.irfft(spectrum, n=512, axis=1, overwrite_x=True)
+
+    return run
 
 
 def entry_loop(X):
@@ -123,8 +138,10 @@ def main():
     jobs = args.jobs
     sines = np.median([thread_speedup(in_cache_sines, jobs, 4) for _ in range(5)])
     loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs, 4) for _ in range(5)])
+    fft = np.median([thread_speedup(fft_chunk, jobs, 10) for _ in range(5)])
     print(f"ceiling: {jobs} threads vs one, in-cache np.sin {sines:.2f}x; "
-          f"nogil compiled loop over the sector entries {loop:.2f}x")
+          f"nogil compiled loop over the sector entries {loop:.2f}x; "
+          f"FFTs of a TensorSketch chunk {fft:.2f}x")
     rows = []
     for name, (dataset, make) in ESTIMATORS.items():
         if args.only and not any(name.startswith(prefix) for prefix in args.only):
@@ -144,7 +161,8 @@ def main():
             })
             print(rows[-1], flush=True)
     columns = list(rows[0])
-    print(f"\nceiling ({jobs} threads vs one): np.sin {sines:.2f}x, compiled loop {loop:.2f}x")
+    print(f"\nceiling ({jobs} threads vs one): np.sin {sines:.2f}x, compiled loop {loop:.2f}x, "
+          f"FFTs of a TensorSketch chunk {fft:.2f}x")
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
     for row in rows:
