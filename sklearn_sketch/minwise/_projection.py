@@ -1,8 +1,12 @@
 """The random projections ``X @ R`` of CoREHasher's type 1 features.
 
 ``R`` (``n_features x k``) is never stored: its rows are generated from
-counters (:mod:`._counter_random`) by blocks of ``FEATURE_BLOCK`` features,
-only for the blocks the data touch, and multiplied while they are in cache.
+counters (:mod:`..utils._counter_random`) by blocks of ``FEATURE_BLOCK``
+features, only for the blocks the data touch, and multiplied while they are
+in cache, by compiled kernels (``utils._counter_random_kernels``) that
+release the GIL: with ``n_jobs``, each job generates and multiplies its own
+slice of the columns of ``R``, so the jobs share the generation as well as
+the product, and the result is the same bits for any ``n_jobs``.
 Three distributions of ``R``:
 
 * "gaussian": i.i.d. N(0, 1) entries, as Li (2014) analyses. Every

@@ -13,16 +13,16 @@ and gives identical rows whether the data are transformed whole or in chunks.
   counter ranges, so they are independent streams). Each word gives two
   24-bit uniforms and, by the Box-Muller transform, two independent N(0, 1)
   values in float32: the first half of the block's ``256 x k`` row-major
-  entries are the cosine parts, the second half the sine parts. Box-Muller
-  is a handful of vectorized passes (log, sqrt, cos, sin) where NumPy's
-  ziggurat sampler draws one value at a time, several times slower. The
-  24-bit uniforms cap ``|r|`` at ``sqrt(-2 ln 2**-24) = 5.77`` (the
-  normal's mass beyond it is 8e-9). The entries are float32 draws for both
-  float32 and float64 data (float64 output uses the same values, exactly
-  converted), so the two precisions agree to float32 rounding of the
-  arithmetic. NumPy keeps its bit generators' raw streams stable, so the
-  values do not depend on the NumPy version beyond the last bits of its
-  float32 ``log``/``cos``/``sin``.
+  entries are the cosine parts, the second half the sine parts. The
+  words are NumPy's ``np.random.Philox(key=seed, counter=[0, 0, 0, b])``
+  stream (word ``w`` from counter ``(w // 4 + 1, 0, 0, b)``), computed by
+  a compiled copy of Philox so that any entry is reached directly; the
+  logarithm, cosine and sine are the C library's float32 ones (within an
+  ulp of the exact values). The 24-bit uniforms cap ``|r|`` at ``sqrt(-2
+  ln 2**-24) = 5.77`` (the normal's mass beyond it is 8e-9). The entries
+  are float32 draws for both float32 and float64 data (float64 output
+  uses the same values, exactly converted), so the two precisions agree
+  to float32 rounding of the arithmetic.
 * Rademacher entries: entry ``(i, j)`` is a bit of the SplitMix64 output
   number ``i * n_words + j // 64`` of the stream seeded by ``seed``
   (SplitMix64, Steele, Lea and Flood 2014, is counter-based: output ``n`` is
@@ -35,8 +35,10 @@ This module owns the matrices: the layout of their entries on counters
 (feature blocks, words per feature, sketch groups) and the conversion of
 random words to Gaussian, Rademacher, bucket and sign entries. SplitMix64
 itself is a hash of counters, a hash family like the package's others, so
-it lives with them in ``utils._hashing`` (:func:`splitmix64`) and is
-imported from there; the Philox bits come from NumPy.
+it is defined with them in ``utils._hashing`` (:func:`splitmix64`). The
+loops (the words, the entries and CoREHasher's products with them) are
+compiled in ``utils._counter_random_kernels``, which carries its own copies
+of the two mixers; the functions here wrap them for explicit rows.
 """
 
 import numpy as np
