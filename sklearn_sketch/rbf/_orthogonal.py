@@ -216,6 +216,8 @@ def cos_sin_in_place(Z, offset):
         angles = Z[:, columns]
         function(angles, out=angles)
     if n_components % 2:
+        # The last column is strided: its cosine is taken in place on a
+        # contiguous copy, for the same reason.
         shifted = Z[:, -1] + Z.dtype.type(offset)
         np.cos(shifted, out=shifted)
         Z[:, -1] = shifted
