@@ -16,7 +16,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import OrthogonalRBFSampler, TensorSRHT
 from sklearn_sketch.polynomial._common import srht_inputs
-from sklearn_sketch.rbf._orthogonal import fastfood_projections, sorf_projections
+from sklearn_sketch.rbf._orthogonal import (
+    fastfood_projections,
+    place_angles,
+    sorf_projections,
+)
 from sklearn_sketch.utils._hadamard import fwht
 
 DTYPES = [np.float32, np.float64]
@@ -123,6 +127,33 @@ def test_sorf_and_fastfood_products_are_the_reference_bit_for_bit(n_columns, wid
     # Sparse and F-ordered rows are the same rows.
     _same_bits(sorf_projections(sp.csr_matrix(X), signs, scales), sorf(X, signs, scales))
     _same_bits(sorf_projections(np.asfortranarray(X), signs, scales), sorf(X, signs, scales))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n_components", [1, 2, 31, 32, 33, 64, 95, 96, 97])
+def test_projections_placed_as_features_are_the_reference_bit_for_bit(n_components, dtype):
+    # Rule: with n_pairs, the kernels write each projection where its
+    # features go (columns c and n_pairs + c, the last one alone for an odd
+    # width): the reference's projections placed by place_angles, bit for
+    # bit, for any number of blocks (width 32 here), a partial last block
+    # and whole and partial groups of rows.
+    width, n_blocks = 32, -(-((n_components + 1) // 2) // 32)
+    rng = np.random.RandomState(n_components)
+    X = _rows(11, 20, dtype, seed=n_components)
+    signs, permutations, gaussian, scales = _diagonals(rng, n_blocks, width, dtype)
+    n_pairs = n_components // 2
+    for rows in (X, X[:8], X[3:4]):
+        for project, reference in (
+            (lambda *a, **k: sorf_projections(*a, signs, scales, **k), sorf(rows, signs, scales)),
+            (lambda *a, **k: fastfood_projections(*a, signs[0], permutations, gaussian, scales,
+                                                  **k),
+             fastfood(rows, signs[0], permutations, gaussian, scales)),
+        ):
+            expected = np.full((rows.shape[0], n_components), np.nan, dtype)
+            place_angles(reference, expected)
+            out = np.full((rows.shape[0], n_components), np.nan, dtype)
+            project(rows, out=out, n_pairs=n_pairs)
+            _same_bits(out, expected)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -29,9 +29,10 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.rbf._orthogonal import (
     MAX_DENSE_WIDTH,
-    cos_sin_features,
+    cos_sin_in_place,
     draw_orf,
     fastfood_projections,
+    place_angles,
     sorf_projections,
 )
 
@@ -252,16 +253,22 @@ def test_cos_sin_features_give_a_row_the_same_bits_alone(n_components, dtype, ex
     # call, and they differ in the last bit on some angles: a row alone (the
     # smallest arrays) must get the bits it gets among 300 rows, where the
     # projections are wider than the frequencies (Hadamard blocks) or
-    # exactly as wide (the sines then taken in place in them).
+    # exactly as wide.
     width = (n_components + 1) // 2 if exact_width else n_components
     P = np.random.RandomState(0).uniform(-50, 50, (300, width)).astype(dtype)
     angles = P[:, : (n_components + 1) // 2].astype(np.float64)
-    whole = cos_sin_features(P.copy(), np.empty((300, n_components), dtype), 0.7)
+
+    def features(rows):
+        Z = np.empty((rows.shape[0], n_components), dtype)
+        place_angles(rows, Z)
+        assert cos_sin_in_place(Z, 0.7)
+        return Z
+
+    whole = features(P)
     for i in range(300):
         # Fresh small arrays, as a one-row chunk has: they may sit close
         # together in memory.
-        alone = cos_sin_features(P[i : i + 1].copy(), np.empty((1, n_components), dtype), 0.7)
-        assert_array_equal(alone[0], whole[i])
+        assert_array_equal(features(P[i : i + 1].copy())[0], whole[i])
     # The features themselves, within the dtype's rounding.
     n_pairs = n_components // 2
     expected = np.hstack([np.cos(angles[:, :n_pairs]), np.sin(angles[:, :n_pairs])])
@@ -269,3 +276,22 @@ def test_cos_sin_features_give_a_row_the_same_bits_alone(n_components, dtype, ex
         expected = np.hstack([expected, np.cos(angles[:, n_pairs:] + 0.7)])
     tolerance = 50 * np.finfo(dtype).eps
     assert_allclose(whole, expected * np.sqrt(2.0 / n_components), atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cos_sin_in_place_says_whether_every_angle_was_finite(dtype):
+    # Rule: a non-finite angle (an overflowed projection, or a NaN input)
+    # makes its features NaN, and the call reports it, wherever it is.
+    for n_components in (1, 2, 7, 64):
+        for position in (0, n_components - 1, n_components // 2):
+            for value in (np.inf, -np.inf, np.nan):
+                P = np.random.RandomState(1).randn(5, (n_components + 1) // 2).astype(dtype)
+                P[3, min(position, P.shape[1] - 1)] = value
+                Z = np.empty((5, n_components), dtype)
+                place_angles(P, Z)
+                with np.errstate(invalid="ignore"):
+                    assert not cos_sin_in_place(Z, 0.3)
+                assert np.isnan(Z[3]).any() and np.isfinite(np.delete(Z, 3, axis=0)).all()
+    assert cos_sin_in_place(np.zeros((0, 4), dtype), 0.3)
+
+

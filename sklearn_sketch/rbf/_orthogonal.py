@@ -32,6 +32,12 @@ MIN_HADAMARD_LENGTH = 16
 # that every BLAS call has the same shape and a row gets the same bits
 # whatever chunk, batch or process it is transformed in.
 _ORF_TILE_ROWS = 128
+# The features are computed over pieces of the output of this many bytes,
+# small enough to stay in a core's cache between the projections, their
+# cosines and sines and the scale; in whole groups of rows of the Hadamard
+# kernels (which pad a partial group with zero rows).
+_PIECE_BYTES = 2**20
+_GROUP_ROWS = 8
 
 
 def input_width(n_features, method):
@@ -123,27 +129,39 @@ def dense_rows(X, dtype):
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=dtype)
 
 
-def sorf_projections(X, signs, scales):
+def sorf_projections(X, signs, scales, out=None, n_pairs=0):
     """``S H D1 H D2 H D3 x`` of every row ``x`` and block, H unnormalized.
 
     ``X`` holds dense rows of at most ``width`` columns, zero-padded to it;
     ``signs`` (3, n_blocks, width) the diagonals ``D1, D2, D3`` and
     ``scales`` (n_blocks, width) ``S``, in ``X``'s dtype.
 
+    Parameters
+    ----------
+    out : ndarray of shape (n_samples, n_columns), default=None
+        Where the projections go (C-ordered): by default a new array of
+        ``n_blocks * width`` columns.
+    n_pairs : int, default=0
+        With ``n_pairs > 0`` projection ``c`` goes to column ``c`` of
+        ``out`` if ``c < n_pairs`` and to column ``n_pairs + c`` if ``out``
+        has it: the places of its features (see :func:`cos_sin_in_place`).
+        With 0 the projections are in order.
+
     Returns
     -------
-    P : ndarray of shape (n_samples, n_blocks * width)
+    out : ndarray
     """
     from ..utils._hadamard_kernels import sorf_rows
 
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
-    P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    sorf_rows(X, signs, scales, P)
-    return P
+    if out is None:
+        out = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
+    sorf_rows(X, signs, scales, out, n_pairs)
+    return out
 
 
-def fastfood_projections(X, signs, permutations, gaussian, scales):
+def fastfood_projections(X, signs, permutations, gaussian, scales, out=None, n_pairs=0):
     """``S H G Pi H B x`` of every row ``x`` and block, H unnormalized.
 
     The arguments are as :func:`sorf_projections`'s, with ``signs``
@@ -153,45 +171,84 @@ def fastfood_projections(X, signs, permutations, gaussian, scales):
 
     n_blocks, width = scales.shape
     X = dense_rows(X, scales.dtype)
-    P = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
-    fastfood_rows(X, signs, permutations, gaussian, scales, P)
-    return P
+    if out is None:
+        out = np.empty((X.shape[0], n_blocks * width), dtype=scales.dtype)
+    fastfood_rows(X, signs, permutations, gaussian, scales, out, n_pairs)
+    return out
 
 
-def cos_sin_features(P, out, offset):
-    """``sqrt(2 / D) [cos P, sin P]`` into ``out`` of width ``D``; ``P`` is overwritten.
+def place_angles(P, out):
+    """Projections ``P`` (n, at least ``ceil(D / 2)``) where their features go
+    in ``out`` (n, D): projection ``c`` in column ``c`` if ``c < D // 2``,
+    and in column ``D // 2 + c`` if ``out`` has it."""
+    n_pairs = out.shape[1] // 2
+    out[:, :n_pairs] = P[:, :n_pairs]
+    out[:, n_pairs:] = P[:, : out.shape[1] - n_pairs]
 
-    For an odd ``D`` the last feature is ``sqrt(2 / D) cos(p + offset)`` of
-    one more frequency, with a uniform random ``offset``: each of the
-    ``(D - 1) / 2`` pairs contributes ``cos(w.(x - y)) * 2 / D`` and the last
-    feature ``cos(w.(x - y)) / D`` in expectation, so the sum is unbiased.
+
+def cos_sin_in_place(Z, offset):
+    """``sqrt(2 / D) [cos p, sin p]`` of the angles placed in ``Z`` (n, D), in place.
+
+    ``Z`` holds the angles as :func:`place_angles` places them: the
+    cosines replace the first ``D // 2`` columns and the sines the next
+    ones. For an odd ``D`` the last feature is ``sqrt(2 / D) cos(p +
+    offset)`` of one more frequency, with a uniform random ``offset``: each
+    of the ``(D - 1) / 2`` pairs contributes ``cos(w.(x - y)) * 2 / D`` and
+    the last feature ``cos(w.(x - y)) / D`` in expectation, so the sum is
+    unbiased.
+
+    Returns
+    -------
+    finite : bool
+        Whether every feature is finite, that is every angle was (the
+        cosine and sine of an infinite angle are NaN).
     """
-    n_components = out.shape[1]
+    n_components = Z.shape[1]
     n_pairs = n_components // 2
-    scale = out.dtype.type(np.sqrt(2.0 / n_components))
-    # Each cosine and sine is taken in place on a C-contiguous array: a copy,
-    # or, for the sines, ``P`` itself where it is exactly the angles. NumPy
-    # picks its vectorized or its scalar routine by the memory layout of a
-    # call (the output's strides, the distance between input and output),
-    # and the two can differ in the last bit: written into ``out`` directly,
-    # a row could get other bits in a one-row chunk, where the small arrays
-    # sit close together in memory, than in a larger one. The scale is
-    # multiplied in as the values go into ``out`` (a product rounds alike
-    # in every routine).
-    reuse = P.shape[1] == n_pairs and P.flags.c_contiguous and P.flags.writeable
+    scale = Z.dtype.type(np.sqrt(2.0 / n_components))
+    # Each cosine and sine is taken in place (input and output the same
+    # memory): NumPy then uses the same routine whatever the layout, where
+    # an input beside or near a distinct output can send it to its scalar
+    # routine, which differs in the last bit on some angles (and a row would
+    # get other bits in a one-row chunk than in a larger one).
     for function, columns in ((np.cos, slice(0, n_pairs)),
                               (np.sin, slice(n_pairs, 2 * n_pairs))):
-        if function is np.sin and reuse:
-            angles = P
-        else:
-            angles = np.array(P[:, :n_pairs], order="C")
+        angles = Z[:, columns]
         function(angles, out=angles)
-        np.multiply(angles, scale, out=out[:, columns])
     if n_components % 2:
-        shifted = P[:, n_pairs] + out.dtype.type(offset)
+        # The last column is strided: its cosine is taken in place on a
+        # contiguous copy, for the same reason.
+        shifted = Z[:, -1] + Z.dtype.type(offset)
         np.cos(shifted, out=shifted)
-        np.multiply(shifted, scale, out=out[:, -1])
-    return out
+        Z[:, -1] = shifted
+    np.multiply(Z, scale, out=Z)
+    # The maximum is NaN if any value is (NumPy's reductions propagate NaN).
+    return not np.isnan(Z.max(initial=0))
+
+
+def features_in_pieces(place, n_rows, out, offset):
+    """The features of ``n_rows`` rows into ``out``, a piece of rows at a time.
+
+    ``place(start, stop, piece)`` writes the angles of rows ``start ..
+    stop`` into ``piece`` (as :func:`place_angles` lays them out);
+    :func:`cos_sin_in_place` then replaces them by their features while the
+    piece is still in the core's cache (about ``_PIECE_BYTES``).
+
+    Returns
+    -------
+    finite : bool
+        Whether every feature is finite.
+    """
+    step = max(_PIECE_BYTES // max(out.shape[1] * out.itemsize, 1), 1)
+    if step > _GROUP_ROWS:
+        step -= step % _GROUP_ROWS
+    finite = True
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        piece = out[start:stop]
+        place(start, stop, piece)
+        finite &= cos_sin_in_place(piece, offset)
+    return finite
 
 
 class OrthogonalRBFSampler(BaseSketch):
@@ -454,11 +511,14 @@ class OrthogonalRBFSampler(BaseSketch):
         )
 
     def _bytes_per_row(self, dtype):
+        # The dense (or hashed, or padded) input row, and ORF's projections;
+        # the features are computed in place in the output, a piece of
+        # _PIECE_BYTES at a time.
         itemsize = np.dtype(dtype).itemsize
         width = self.input_width_
         if self.method == "orf":
             return itemsize * (2 * width + self._n_frequencies)
-        return itemsize * (width + 4 * self._n_blocks() * width)
+        return itemsize * width
 
     def _prepare_transform(self, X):
         dtype = X.dtype
@@ -482,26 +542,32 @@ class OrthogonalRBFSampler(BaseSketch):
             )
         return state
 
-    def _check_chunk(self, X_chunk, out):
+    def _transform_chunk(self, X_chunk, out, state):
+        dtype = out.dtype
+        X = X_chunk
+        if self.hash_down_ is not None:
+            X = hash_down(X, self.hash_down_, self.input_width_, 1.0, 0.0, dtype)
+        n_pairs = out.shape[1] // 2
+        if self.method == "orf":
+            if self.hash_down_ is None:
+                X = padded_rows(X, self.input_width_, dtype)
+            P = orf_projections(X, *state)
+
+            def place(start, stop, piece):
+                place_angles(P[start:stop], piece)
+        else:
+            X = dense_rows(X, dtype)
+            project = sorf_projections if self.method == "sorf" else fastfood_projections
+
+            def place(start, stop, piece):
+                project(X[start:stop], *state, out=piece, n_pairs=n_pairs)
+
+        finite = features_in_pieces(place, X.shape[0], out, self.random_offset_)
         # A projection beyond the dtype's range is infinite, and its cosine
         # NaN. With assume_finite=True a NaN that came in goes out as it is,
         # and is no overflow.
-        if not np.isfinite(out).all() and all_finite(X_chunk):
+        if not finite and all_finite(X_chunk):
             raise overflow_error(
-                self, out.dtype, "the projections of the input",
+                self, dtype, "the projections of the input",
                 "Scale the input down or lower gamma",
             )
-
-    def _transform_chunk(self, X_chunk, out, state):
-        dtype = out.dtype
-        if self.hash_down_ is not None:
-            X_chunk = hash_down(X_chunk, self.hash_down_, self.input_width_, 1.0, 0.0, dtype)
-        if self.method == "orf":
-            if self.hash_down_ is None:
-                X_chunk = padded_rows(X_chunk, self.input_width_, dtype)
-            P = orf_projections(X_chunk, *state)
-        elif self.method == "sorf":
-            P = sorf_projections(X_chunk, *state)
-        else:
-            P = fastfood_projections(X_chunk, *state)
-        cos_sin_features(P, out, self.random_offset_)

@@ -125,21 +125,48 @@ def _scale(buf, diagonal):
 
 
 @kernel(inline="always")
-def _store_scaled(buf, scales, out, first, n_rows, offset):
-    """``out[first + k, offset + j] = buf's row k, value j, * scales[j]``, real rows only."""
+def _store_scaled(buf, scales, out, first, n_rows, column, start, stop):
+    """``out[first + k, column + j] = buf's row k, value j, * scales[j]`` for
+    ``start <= j < stop``, real rows only."""
     for k in range(min(_ROWS, n_rows - first)):
         row = out[first + k]
-        for j in range(scales.size):
-            row[offset + j] = buf[j * _ROWS + k] * scales[j]
+        for j in range(start, stop):
+            row[column + j] = buf[j * _ROWS + k] * scales[j]
+
+
+@kernel(inline="always")
+def _store_features(buf, scales, out, first, n_rows, offset, n_pairs):
+    """The scaled block of projections ``offset .. offset + width`` in the
+    layout of the features: projection ``c`` goes to column ``c`` of ``out``
+    if ``c < n_pairs``, and to column ``n_pairs + c`` if ``out`` has it.
+
+    A second place is filled by copying the row's values from the first
+    (contiguous, in cache); only values without a first place are scaled
+    again from the buffer.
+    """
+    width = scales.size
+    n_first = min(max(n_pairs - offset, 0), width)
+    n_second = min(max(out.shape[1] - n_pairs - offset, 0), width)
+    n_copied = min(n_first, n_second)
+    _store_scaled(buf, scales, out, first, n_rows, offset, 0, n_first)
+    second = n_pairs + offset
+    for k in range(min(_ROWS, n_rows - first)):
+        row = out[first + k]
+        for j in range(n_copied):
+            row[second + j] = row[offset + j]
+    _store_scaled(buf, scales, out, first, n_rows, second, n_copied, n_second)
 
 
 @kernel
-def sorf_rows(X, signs, scales, out):
-    """``S H D1 H D2 H D3 x`` of every row and block into ``out`` (n, n_blocks * width).
+def sorf_rows(X, signs, scales, out, n_pairs):
+    """``S H D1 H D2 H D3 x`` of every row and block into ``out``.
 
     ``signs`` (3, n_blocks, width) holds ``D1, D2, D3``; ``scales``
     (n_blocks, width) the row scales. The products follow the order
     ``D3``, transform, ``D2``, transform, ``D1``, transform, ``S``.
+    Projection ``c`` of a row goes to column ``c`` if ``c < n_pairs`` and
+    to column ``n_pairs + c`` if ``out`` has it (``n_pairs = 0``: the
+    projections in order, as many as ``out`` has columns).
     """
     n_blocks, width = scales.shape
     n_rows = X.shape[0]
@@ -153,12 +180,13 @@ def sorf_rows(X, signs, scales, out):
             _transform_group(buf)
             _scale(buf, signs[0, block])
             _transform_group(buf)
-            _store_scaled(buf, scales[block], out, first, n_rows, block * width)
+            _store_features(buf, scales[block], out, first, n_rows, block * width, n_pairs)
 
 
 @kernel
-def fastfood_rows(X, signs, permutations, gaussian, scales, out):
-    """``S H G Pi H B x`` of every row and block into ``out`` (n, n_blocks * width).
+def fastfood_rows(X, signs, permutations, gaussian, scales, out, n_pairs):
+    """``S H G Pi H B x`` of every row and block into ``out``, placed as
+    :func:`sorf_rows` places them.
 
     ``Pi`` gathers: ``(Pi v)[j] = v[permutations[block, j]]``.
     """
@@ -177,7 +205,7 @@ def fastfood_rows(X, signs, permutations, gaussian, scales, out):
                 for k in range(_ROWS):
                     b[j * _ROWS + k] = a[source + k] * value
             _transform_group(b)
-            _store_scaled(b, scales[block], out, first, n_rows, block * width)
+            _store_features(b, scales[block], out, first, n_rows, block * width, n_pairs)
 
 
 @kernel
