@@ -36,6 +36,10 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
+# The page's table of contents lists "fit()", not "CoREHasher.fit()": the
+# class's name, repeated on every entry, pushed the method names off the
+# sidebar's edge.
+toc_object_entries_show_parents = "hide"
 autosummary_generate = True
 # Every public method, the ones inherited from scikit-learn's mixins included
 # (fit_transform, set_output, get_params, ...): see _templates/class.rst.
@@ -83,6 +87,8 @@ intersphinx_timeout = 10
 html_theme = "pydata_sphinx_theme" if os.environ.get("SKLEARN_SKETCH_DOCS_THEME", "1") != "0" else "alabaster"
 html_title = "sklearn-sketch"
 html_theme_options = {"navigation_with_keys": False}
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # wider article, wrapped program output
 
 
 def _gallery_argv(script_name, gallery_conf):
