@@ -14,6 +14,9 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from docutils import nodes
+from sphinx.directives.patches import Figure
+
 import sklearn_sketch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +39,10 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
+# The page's table of contents lists "fit()", not "CoREHasher.fit()": the
+# class's name, repeated on every entry, pushed the method names off the
+# sidebar's edge.
+toc_object_entries_show_parents = "hide"
 autosummary_generate = True
 # Every public method, the ones inherited from scikit-learn's mixins included
 # (fit_transform, set_output, get_params, ...): see _templates/class.rst.
@@ -83,6 +90,8 @@ intersphinx_timeout = 10
 html_theme = "pydata_sphinx_theme" if os.environ.get("SKLEARN_SKETCH_DOCS_THEME", "1") != "0" else "alabaster"
 html_title = "sklearn-sketch"
 html_theme_options = {"navigation_with_keys": False}
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # wider article, wrapped program output
 
 
 def _gallery_argv(script_name, gallery_conf):
@@ -197,6 +206,26 @@ def _plain_text_when_offline(app, env, node, contnode):
     return None
 
 
+class GalleryFigure(Figure):
+    """``.. gallery-figure:: sphx_glr_<example>_<n>.png``: a gallery figure.
+
+    The user guide shows figures that the gallery's examples draw, so that
+    each build draws them again from the code. Where the examples did not
+    run (``-D plot_gallery=0``, as the test suite builds), the figure is not
+    there, and a line says so instead of a broken image and a warning.
+    """
+
+    def run(self):
+        name = self.arguments[0]
+        srcdir = Path(self.state.document.settings.env.srcdir)
+        if not (srcdir / "auto_examples" / "images" / name).is_file():
+            text = f"(Figure {name}: drawn when the gallery's examples run.)"
+            return [nodes.paragraph(text=text)]
+        self.arguments[0] = f"/auto_examples/images/{name}"
+        return super().run()
+
+
 def setup(app):
+    app.add_directive("gallery-figure", GalleryFigure)
     app.connect("autodoc-process-docstring", _point_inherited_refs_to_sklearn)
     app.connect("missing-reference", _plain_text_when_offline, priority=900)

@@ -74,14 +74,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -101,7 +105,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -179,7 +184,9 @@ def empirical_mse(pair_matrix, k_max, n_repeats, kernel, exact):
 # repetitions; the paper's run takes ``k`` up to 1000 and 100 repetitions.
 # ``--repeats`` overrides the number of repetitions.
 
-parser = example_parser("Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory.")
+parser = example_parser(
+    "Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory."
+)
 parser.add_argument("--repeats", type=int, default=None)
 args = parse_settings(parser)
 data_home, out = data_home_and_output_dir(args)
@@ -254,7 +261,8 @@ for p, (pair, raw) in enumerate(pairs):
 # jumps toward it where one repetition does. The paper's 100 repetitions
 # draw more of them.
 
-fig, axes = plt.subplots(4, 2, figsize=(11, 15), sharex=True)
+# Constrained layout keeps the title clear of the top panels' titles.
+fig, axes = plt.subplots(4, 2, figsize=(9, 12), sharex=True, layout="constrained")
 for (pair, kind, name), (mse, variance) in curves.items():
     p = [label for label, _ in pairs].index(pair)
     ax = axes[2 * p + int(name == "K2"), int(kind == "binary")]
@@ -267,7 +275,6 @@ for ax in axes[:, 0]:
     ax.set_ylabel("MSE")
 axes[0, 0].legend()
 fig.suptitle(f"CoRE hashing MSE vs theory, {source} ({n_repeats} repeats)")
-fig.tight_layout()
 fig.savefig(out / "core_figure3_mse.png", dpi=100)
 
 # %%

@@ -73,14 +73,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -100,7 +104,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -146,7 +151,8 @@ def load(name, data_home, quick, test_size):
         rng = np.random.RandomState(0)
         train = rng.permutation(X_train.shape[0])[:1000]
         test = rng.permutation(X_test.shape[0])[:1000]
-        X_train, y_train, X_test, y_test = X_train[train], y_train[train], X_test[test], y_test[test]
+        X_train, y_train = X_train[train], y_train[train]
+        X_test, y_test = X_test[test], y_test[test]
     elif test_size:
         X_test, y_test = X_test[:test_size], y_test[:test_size]
     return X_train, y_train, X_test, y_test
@@ -183,7 +189,9 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
 # 256, 1024 with one-permutation hashing. Without it: the full tables and
 # grids of C.
 
-parser = example_parser("Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features.")
+parser = example_parser(
+    "Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features."
+)
 parser.add_argument("--datasets", nargs="+", default=None,
                     help="default: mnist10k sector_counts sector_tfidf (mnist10k with --quick); "
                     "digits when MNIST is absent")

@@ -6,8 +6,9 @@ Kernel k-means and kernel PCA through KernelJL features (Kpotufe & Sriperumbudur
 Part 1, clustering: KMeans on KernelJL features (as in the paper, and with
 ``center=True``) against KMeans on Nystroem and RBFSampler features, plain
 KMeans, and exact kernel k-means on a subset small enough for its Gram
-matrix, on MNIST (t10k, 10000 points) and pendigits (train, 7494 points). NMI and ARI are mean +- std over seeds, and
-preprocessing time (fit_transform) the median, as the subsample size n and
+matrix, on MNIST (t10k, 10000 points) and pendigits (train, 7494 points).
+NMI and ARI are mean +- std over seeds, and preprocessing time
+(fit_transform) the median, as the subsample size n and
 the output dimension d vary with d <= n <= 400.
 
 Part 2, kernel PCA: on a subset, the top principal component scores of PCA
@@ -75,14 +76,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -102,7 +107,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -198,8 +204,11 @@ def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
     for seed in seeds:
         record("KMeans", None, X.shape[1], lambda s: X, seed)
         for n, d in grid:
+            # The paper's features are uncentered: center=False, since the
+            # estimator centers by default.
             record("KernelJL", n, d, lambda s: KernelJL(
-                d, n_subsample=n, gamma=gamma, random_state=s).fit_transform(X), seed)
+                d, n_subsample=n, gamma=gamma, center=False, random_state=s
+            ).fit_transform(X), seed)
             record("KernelJL centered", n, d, lambda s: KernelJL(
                 d, n_subsample=n, gamma=gamma, center=True, random_state=s
             ).fit_transform(X), seed)
@@ -263,10 +272,14 @@ def plot_embedding(datasets, data_home, n_points, n_and_d, out):
     fig, axes = plt.subplots(len(datasets), 2, figsize=(10, 4.2 * len(datasets)), squeeze=False)
     for row, name in enumerate(datasets):
         X, y, gamma = load(name, data_home, n_points)
-        features = KernelJL(d, n_subsample=n, gamma=gamma, center=True, random_state=0).fit_transform(X)
+        features = KernelJL(
+            d, n_subsample=n, gamma=gamma, center=True, random_state=0
+        ).fit_transform(X)
         embeddings = {
             f"PCA of KernelJL(center=True) features (n={n}, d={d})": PCA(2).fit_transform(features),
-            "exact kernel PCA": KernelPCA(2, kernel="rbf", gamma=gamma).fit_transform(X.astype(np.float64)),
+            "exact kernel PCA": KernelPCA(2, kernel="rbf", gamma=gamma).fit_transform(
+                X.astype(np.float64)
+            ),
         }
         for ax, (title, Z) in zip(axes[row], embeddings.items()):
             points = ax.scatter(Z[:, 0], Z[:, 1], c=y, cmap="tab10", s=6)
@@ -314,7 +327,10 @@ data_home, out = data_home_and_output_dir(args)
 if args.datasets is None:
     args.datasets = [name for name in ("mnist", "pendigits") if has_data(data_home, name)]
     if not args.datasets:
-        print(f"No MNIST or pendigits in {data_home}: running on the digits bundled with scikit-learn.")
+        print(
+            f"No MNIST or pendigits in {data_home}: "
+            "running on the digits bundled with scikit-learn."
+        )
         args.datasets = ["digits"]
 if args.quick:
     N_INIT = 1
@@ -353,7 +369,9 @@ kdf = pd.DataFrame(kpca_rows)
 cdf.to_csv(out / "clustering.csv", index=False)
 kdf.to_csv(out / "kpca.csv", index=False)
 ctab = summarize(cdf, ["dataset", "method", "n", "d"], ["nmi", "ari", "time"])
-ktab = summarize(kdf, ["dataset", "center", "n", "d"], ["mean_cosine", "min_cosine", "first_component_corr"])
+ktab = summarize(
+    kdf, ["dataset", "center", "n", "d"], ["mean_cosine", "min_cosine", "first_component_corr"]
+)
 (out / "clustering.md").write_text(to_markdown(ctab))
 (out / "kpca.md").write_text(to_markdown(ktab))
 pd.set_option("display.width", 200)

@@ -77,14 +77,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -104,7 +108,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -218,7 +223,8 @@ def plot(rows, datasets, path):
             points = [(r["k"], r["accuracy"]) for r in mine if r["model"] == model]
             if points:
                 ax.plot(*zip(*points), style, label=f"{model} + LinearSVC")
-        for model, style in (("min-max kernel, exact SVC", "r:"), ("LinearSVC, raw features", "k-.")):
+        baselines = (("min-max kernel, exact SVC", "r:"), ("LinearSVC, raw features", "k-."))
+        for model, style in baselines:
             for r in mine:
                 if r["model"] == model:
                     ax.axhline(r["accuracy"], ls=style[1:], color=style[0], label=model)

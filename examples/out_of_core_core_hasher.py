@@ -97,14 +97,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -124,7 +128,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -327,12 +332,12 @@ def plot_progress(rows, output_dir):
         seen = [row["documents_seen"] for row in mine]
         left.plot(seen, [100 * row["test_accuracy"] for row in mine], "o-", label=engine)
         right.plot(seen, [row["peak_rss_mib"] for row in mine], "o-", label=engine)
-    left.set(xlabel="documents streamed", ylabel="test accuracy (%)", title="SGDClassifier.partial_fit",
-             ylim=(0, 100))
+    left.set(xlabel="documents streamed", ylabel="test accuracy (%)",
+             title="SGDClassifier.partial_fit", ylim=(0, 100))
     right.set(xlabel="documents streamed", ylabel="peak resident memory (MiB)",
               title="Memory during each read", ylim=(0, None))
     left.legend(fontsize=8)
-    right.legend(fontsize=8)
+    right.legend(fontsize=8, loc="lower right")  # the lines sit near the top
     fig.tight_layout()
     fig.savefig(output_dir / "out_of_core.png", dpi=100)
 

@@ -73,14 +73,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -100,7 +104,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -284,7 +289,8 @@ def load_table_data(name, data_home, n_max=None, seed=0):
         rng = np.random.RandomState(seed)
         train = rng.permutation(X_train.shape[0])[:n_max]
         test = rng.permutation(X_test.shape[0])[:n_max]
-        X_train, y_train, X_test, y_test = X_train[train], y_train[train], X_test[test], y_test[test]
+        X_train, y_train = X_train[train], y_train[train]
+        X_test, y_test = X_test[test], y_test[test]
     return X_train, y_train, X_test, y_test
 
 
@@ -303,14 +309,16 @@ def accuracy_against_d(data, sizes, degree, coef0, n_runs):
 def seconds_against_rows(X, row_counts, degree, coef0, n_components):
     """Best-of-3 seconds of fit_transform on the first n rows, for each method."""
     X = normalize(X)
+    # Nystroem cannot have more components than the smallest row count.
+    n_nystroem = min(n_components, row_counts[0])
     methods = {
-        "TensorSketch": lambda: TensorSketch(n_components, degree=degree, coef0=coef0, random_state=0),
+        "TensorSketch": lambda: TensorSketch(
+            n_components, degree=degree, coef0=coef0, random_state=0),
         "PolynomialCountSketch (scikit-learn)": lambda: PolynomialCountSketch(
             degree=degree, gamma=1.0, coef0=coef0, n_components=n_components, random_state=0),
-        # Nystroem cannot have more components than the smallest row count.
-        f"Nystroem, poly, {min(n_components, row_counts[0])} components (scikit-learn)": lambda: Nystroem(
+        f"Nystroem, poly, {n_nystroem} components (scikit-learn)": lambda: Nystroem(
             kernel="poly", degree=degree, gamma=1.0, coef0=coef0,
-            n_components=min(n_components, row_counts[0]), random_state=0),
+            n_components=n_nystroem, random_state=0),
     }
     seconds = {name: [] for name in methods}
     for n in row_counts:

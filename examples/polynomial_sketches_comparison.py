@@ -80,14 +80,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -107,7 +111,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
@@ -159,7 +164,8 @@ def load_table_data(name, data_home, n_max=None, seed=0):
         rng = np.random.RandomState(seed)
         train = rng.permutation(X_train.shape[0])[:n_max]
         test = rng.permutation(X_test.shape[0])[:n_max]
-        X_train, y_train, X_test, y_test = X_train[train], y_train[train], X_test[test], y_test[test]
+        X_train, y_train = X_train[train], y_train[train]
+        X_test, y_test = X_test[test], y_test[test]
     return X_train, y_train, X_test, y_test
 
 
@@ -269,7 +275,8 @@ def write_tables(rows, n_runs, quick, dataset, output_dir):
     lines = [
         f"# {dataset}, Pham & Pagh Table 1 kernels, D = {N_COMPONENTS}, linear SVM",
         "",
-        f"{n_runs} run(s){' (quick mode: 500 rows, not comparable to the paper)' if quick else ''}.",
+        f"{n_runs} run(s)"
+        f"{' (quick mode: 500 rows, not comparable to the paper)' if quick else ''}.",
         "",
         "| kernel | sketch | train accuracy | test accuracy | paper (TS on MNIST, train) |",
         "| --- | --- | ---: | ---: | ---: |",
@@ -306,7 +313,10 @@ dataset = "mnist" if has_data(data_home, "mnist") else "digits"
 if dataset == "digits":
     print(f"No MNIST in {data_home}: running on the digits bundled with scikit-learn.")
 data = load_table_data(dataset, data_home, n_max)
-print(f"{dataset}: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows, D={N_COMPONENTS}")
+print(
+    f"{dataset}: {data[0].shape[0]} training rows, {data[2].shape[0]} test rows, "
+    f"D={N_COMPONENTS}"
+)
 
 # %%
 # The table

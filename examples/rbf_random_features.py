@@ -67,14 +67,18 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds, not minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="small settings: seconds, not minutes"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
     parser.add_argument(
         "--download", action="store_true",
         help="download the missing real data sets instead of using stand-in data",
     )
     parser.add_argument(
-        "--output-dir", default=str(HERE / "output"), help="where tables and figures are written"
+        "--output-dir",
+        default=str(HERE / "output"),
+        help="where tables and figures are written",
     )
     return parser
 
@@ -94,7 +98,8 @@ def parse_settings(parser, argv=None):
 def data_home_and_output_dir(args):
     """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
     beside a checkout of the project, else the fetchers' default folder."""
-    if args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA") and SHARED_DATA_HOME.is_dir():
+    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
+    if unset and SHARED_DATA_HOME.is_dir():
         data_home = SHARED_DATA_HOME
     else:
         data_home = get_data_home(args.data_home)
