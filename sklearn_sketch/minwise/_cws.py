@@ -58,6 +58,11 @@ def poisson_cdf():
     return np.append(np.cumsum(terms), 2.0)
 
 
+def poisson_count_thresholds():
+    """``ceil(2**53 cdf)``: a cell's top 53 bits ``n`` pass term ``q`` iff ``n 2**-53 >= cdf[q]``."""
+    return np.ceil(np.ldexp(poisson_cdf(), 53)).astype(np.int64)
+
+
 def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     """DartMinHash samples of the nonempty rows of a canonical CSR matrix.
 
@@ -91,12 +96,13 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
             "Input contains NaN or infinity: consistent weighted sampling needs "
             "finite weights, even under assume_finite=True."
         )
-    n_rows = int(np.count_nonzero(np.diff(indptr)))
+    lengths = np.diff(indptr)
+    n_rows = int(np.count_nonzero(lengths))
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
     _dart_rows(
         indices, data, indptr, np.uint64(seed), dart_grid_bits(n_hashes),
         float(n_darts(n_hashes) if first_round is None else first_round),
-        poisson_cdf(), positions, keys,
+        poisson_count_thresholds(), int(lengths.max(initial=0)), positions, keys,
     )
     return positions, keys

@@ -22,16 +22,18 @@ Random words: ``_mix`` is SplitMix64's finalizer (a bijection of uint64);
 the key of a cell is ``mix(region + (j + 1) G_W + (l + 1) G_R)`` with
 ``region = mix(element + (nu + 1) G_NU + (rho + 1) G_RHO)`` and ``element =
 mix(seed + (feature + 1) G_F)``; the cell's word gives its count (inverse
-CDF of Poisson(1)), dart ``q`` has ``h = mix(cell + (q + 1) G_Q)`` (its
+CDF of Poisson(1), compared as integers: its top 53 bits against
+``ceil(2**53 cdf)``), dart ``q`` has ``h = mix(cell + (q + 1) G_Q)`` (its
 weight position: the top 53 bits), ``mix(h ^ C_RANK)`` (its rank position)
 and ``mix(h ^ C_BUCKET)`` (low 32 bits: its bucket; high 32 bits: its key).
 
 A round of a row is one loop nest (:func:`_round`) over its entries, their
 regions and cells, and the darts of the cells: it calls no compiled
 function that takes an array (numba updates the reference counts of array
-arguments at each such call, which costs more than a cell), and it takes
-the widths and heights of a weight band's regions from each other by
-exact doubling and halving instead of ldexp.
+arguments at each such call, which costs more than a cell), and it calls
+no libm function either: a row's weights in its frame and the cell sizes
+of its regions (powers of two that depend on ``nu - rho`` only) are
+computed once per row or round into arrays that the loop reads.
 """
 
 import math
@@ -85,20 +87,8 @@ def _band_start(n, shift):
 
 
 @kernel
-def _next_power(power, factor, exponent):
-    """``math.ldexp(1.0, exponent)`` from ``power``, the power before times ``1 / factor``.
-
-    Doubling or halving a power of two rounds as ldexp does (to 0 below
-    ``2**-1074``, to inf above ``2**1023``), without a libm call; from 0 or
-    inf the power is computed again.
-    """
-    if power == 0.0 or power == np.inf:
-        return math.ldexp(1.0, exponent)
-    return power * factor
-
-
-@kernel
-def _dart_rows(indices, data, indptr, seed, tau, n_darts, poisson_cdf, positions, keys):
+def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
+               max_entries, positions, keys):
     """Per nonempty row and bucket: the winning dart's entry and 32-bit key.
 
     A first round throws the darts of rank below a bound giving ``n_darts``
@@ -111,19 +101,22 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, poisson_cdf, positions
     # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
     w_starts = np.empty(tau + _MAX_BANDS)
     r_starts = np.empty(_MAX_BANDS)
+    # Cell widths and heights of the regions, by nu - rho.
+    sizes = np.empty((tau + 2 * _MAX_BANDS, 2))
+    weights = np.empty(max_entries)
     out = 0
     for row in range(indptr.size - 1):
         first, last = indptr[row], indptr[row + 1]
         if first == last:
             continue
-        _row(indices, data, first, last, seed, tau, n_darts, poisson_cdf,
-             w_starts, r_starts, best, positions[out], keys[out])
+        _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
+             w_starts, r_starts, sizes, weights, best, positions[out], keys[out])
         out += 1
 
 
 @kernel
-def _row(indices, data, first, last, seed, tau, n_darts, poisson_cdf,
-         w_starts, r_starts, best, positions, keys):
+def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
+         w_starts, r_starts, sizes, weights, best, positions, keys):
     """The samples of one nonempty row, in rounds of growing rank bound."""
     largest = 0.0
     for e in range(first, last):
@@ -131,15 +124,18 @@ def _row(indices, data, first, last, seed, tau, n_darts, poisson_cdf,
     shift = math.frexp(largest)[1]
     total = 0.0
     for e in range(first, last):
-        total += math.ldexp(np.float64(data[e]), -shift)
-    _fill_band_starts(w_starts, -tau - shift, 1.0, 0)
+        weights[e - first] = math.ldexp(np.float64(data[e]), -shift)
+        total += weights[e - first]
+    n_weight_bands = _fill_band_starts(w_starts, -tau - shift, 1.0, 0)
     best[:] = np.inf
     low, theta, n_rank_bands = 0.0, 1.0, 0
     while True:
         rank_bound = theta * n_darts / (math.ldexp(1.0, tau) * total)
         n_rank_bands = _fill_band_starts(r_starts, shift, rank_bound, n_rank_bands)
-        _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
-               w_starts, r_starts, poisson_cdf, best, positions, keys)
+        _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift)
+        _round(indices, weights, first, last, seed, tau, low, rank_bound,
+               w_starts, r_starts, n_rank_bands - 1, sizes, count_thresholds,
+               best, positions, keys)
         if _all_hit(best):
             return
         low = rank_bound
@@ -157,6 +153,14 @@ def _fill_band_starts(starts, shift, bound, n_filled):
 
 
 @kernel
+def _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift):
+    """Cell width and height of region (nu, rho) at ``sizes[nu - rho + n_rank_bands - 1]``."""
+    for d in range(1 - n_rank_bands, n_weight_bands):
+        sizes[d + n_rank_bands - 1, 0] = math.ldexp(1.0, d - tau - shift)
+        sizes[d + n_rank_bands - 1, 1] = math.ldexp(1.0, shift - d)
+
+
+@kernel
 def _all_hit(best):
     """Whether every bucket holds a dart."""
     for value in best:
@@ -166,8 +170,9 @@ def _all_hit(best):
 
 
 @kernel
-def _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
-           w_starts, r_starts, poisson_cdf, best, positions, keys):
+def _round(indices, weights, first, last, seed, tau, low, rank_bound,
+           w_starts, r_starts, size_offset, sizes, count_thresholds,
+           best, positions, keys):
     """The darts of a row under its weights with ranks in ``[low, rank_bound)``.
 
     One loop nest over entries, regions (weight band ``nu``, rank band
@@ -176,20 +181,20 @@ def _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
     """
     k = np.uint64(best.size)
     for e in range(first, last):
-        weight = math.ldexp(np.float64(data[e]), -shift)
+        weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
             w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
-            width = math.ldexp(1.0, nu - tau - shift)
-            height = math.ldexp(1.0, shift - nu)
+            n_steps = np.int64(1) << r_bits
             rho = 0
             while rho < r_starts.size and r_starts[rho] < rank_bound:
                 r_start = r_starts[rho]
+                width = sizes[nu - rho + size_offset, 0]
+                height = sizes[nu - rho + size_offset, 1]
                 if width > 0.0 and height > 0.0:
                     region = _mix(element + np.uint64(nu + 1) * _G_NU
                                   + np.uint64(rho + 1) * _G_RHO)
-                    n_steps = np.int64(1) << r_bits
                     l_first = _first_new_step(r_start, height, n_steps, low)
                     for j in range(np.int64(1) << min(rho, _MAX_CELL_BITS)):
                         w0 = w_start + j * width
@@ -203,25 +208,23 @@ def _round(indices, data, first, last, seed, shift, tau, low, rank_bound,
                             if r0 + height < low:
                                 continue
                             cell = _mix(column + np.uint64(l + 1) * _G_R)
-                            u = _unit(cell)
+                            count_word = np.int64(cell >> _U11)
                             q = 0
-                            while u >= poisson_cdf[q]:
+                            while count_word >= count_thresholds[q]:
                                 q += 1
                                 h = _mix(cell + np.uint64(q) * _G_Q)
-                                if w0 + width * _unit(h) >= weight:
-                                    continue
+                                # Rank and tag computed before the tests, which
+                                # are then one branch: the words are cheaper
+                                # than the mispredicted branches.
                                 rank = r0 + height * _unit(_mix(h ^ _C_RANK))
-                                if rank >= rank_bound or rank < low:
-                                    continue
                                 tag = _mix(h ^ _C_BUCKET)
                                 bucket = ((tag & _LOW32) * k) >> _U32
-                                if rank < best[bucket]:
+                                if ((w0 + width * _unit(h) < weight) & (rank < rank_bound)
+                                        & (rank >= low) & (rank < best[bucket])):
                                     best[bucket] = rank
                                     positions[bucket] = e
                                     keys[bucket] = tag >> _U32
                 rho += 1
-                width = _next_power(width, 0.5, nu - rho - tau - shift)
-                height = _next_power(height, 2.0, rho - nu + shift)
             nu += 1
 
 
