@@ -46,6 +46,7 @@ def _oph_positions(
     filled = np.zeros(n_bins, dtype=np.uint32)
     source = np.empty(n_bins, dtype=np.uint32)
     pending = np.empty(n_bins, dtype=np.uint32)
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
     # One spare slot: every entry writes its bin to the next slot, which
     # only a bin filled for the first time keeps.
     filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
@@ -65,7 +66,7 @@ def _oph_positions(
             filled[b] = 1
         _densify_row(
             filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
-            sparse_bins, source, pending,
+            sparse_bins, first_hits, source, pending,
         )
         first = base + start
         out_row = out[row]
@@ -95,6 +96,7 @@ def _binned_positions(
     filled = np.zeros(n_bins, dtype=np.uint32)
     source = np.empty(n_bins, dtype=np.uint32)
     pending = np.empty(n_bins, dtype=np.uint32)
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
     filled_bins = np.empty(n_bins, dtype=np.uint32)
     row = 0
     for r in range(indptr.size - 1):
@@ -114,7 +116,7 @@ def _binned_positions(
             best_position[b] = p
         _densify_row(
             filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
-            sparse_bins, source, pending,
+            sparse_bins, first_hits, source, pending,
         )
         for j in range(n_bins):
             out[row, j] = base + best_position[source[j]]
@@ -127,7 +129,7 @@ def _binned_positions(
 @kernel(inline="always")
 def _densify_row(
     filled, filled_bins, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    source, pending,
+    first_hits, source, pending,
 ):
     """Source bin of every bin of a row: itself if filled, else its first probe hit.
 
@@ -143,15 +145,10 @@ def _densify_row(
     """
     n_attempts, n_bins = probe_table.shape
     # Unsigned indices throughout: numba then skips the negative-index
-    # wraparound of every access. A bin not settled has the source n_bins.
-    n_filled = filled_bins.size
-    if n_filled < sparse_bins:
-        unset = np.uint32(n_bins)
-        source[:] = unset
-        for f in filled_bins:
-            source[f] = f
+    # wraparound of every access.
+    if filled_bins.size < sparse_bins:
         n_pending = _settle_from_filled_bins(
-            filled, filled_bins, probing_bins, attempts, bounds, n_attempts,
+            filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits,
             source, pending,
         )
     else:
@@ -162,40 +159,60 @@ def _densify_row(
         for j in range(n_bins):
             pending[n_pending] = j
             n_pending += filled[j] ^ _ONE
-        n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
-    # Bins whose probes all missed: the first filled bin after them.
-    for q in range(n_pending):
+        if n_pending:
+            n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
+    if n_pending:
+        _settle_circularly(filled, filled_bins, source, pending[:n_pending])
+
+
+@kernel
+def _settle_circularly(filled, filled_bins, source, pending):
+    """Bins whose probes all missed: the first filled bin after them, circularly.
+
+    ``pending`` is in increasing order: one downward sweep over the bins
+    keeps the first filled bin after the sweep's position, so the row
+    costs ``O(k)`` however far apart its filled bins are.
+    """
+    after = filled_bins.min()  # after the last filled bin: the first one
+    cursor = source.size - 1
+    for q in range(pending.size - 1, -1, -1):
         j = pending[q]
-        f = j + 1 if j + 1 < n_bins else 0
-        while not filled[f]:
-            f = f + 1 if f + 1 < n_bins else 0
-        source[j] = f
+        while cursor > j:
+            if filled[cursor]:
+                after = cursor
+            cursor -= 1
+        source[j] = after
 
 
 @kernel
 def _settle_from_filled_bins(
-    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, source, pending
+    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits, source,
+    pending,
 ):
     """Sources from the inverse lists of the filled bins; the bins left go to ``pending``.
 
     Each filled bin's list holds the pairs (j, t) probing it, by attempt:
-    one sequential read per filled bin; an empty bin keeps the pair of
-    smallest attempt. Returns the number of bins left (all probes missed).
+    one sequential read per filled bin. Bin ``j`` keeps the smallest
+    ``(t, f)`` of its pairs, packed in ``first_hits[j]`` (all ``_EMPTY``
+    on entry and on return), without a branch: its first hit. Returns the
+    number of empty bins left (all probes missed).
     """
-    unset = source.size
-    first_attempt = pending
-    first_attempt[:] = n_attempts
     for f in filled_bins:
+        bin_f = np.uint64(f)
         for pair in range(bounds[f, 0], bounds[f, n_attempts]):
             j = probing_bins[pair]
-            t = attempts[pair]
-            if t < first_attempt[j] and not filled[j]:
-                first_attempt[j] = t
-                source[j] = f
+            hit = (np.uint64(attempts[pair]) << _U32) | bin_f
+            first_hits[j] = min(first_hits[j], hit)
     n_pending = 0
     for j in range(source.size):
-        pending[n_pending] = j
-        n_pending += source[j] == unset
+        hit = first_hits[j]
+        first_hits[j] = _EMPTY
+        if filled[j]:
+            source[j] = j
+        else:
+            source[j] = hit & _LOW32
+            pending[n_pending] = j
+            n_pending += hit == _EMPTY
     return n_pending
 
 
