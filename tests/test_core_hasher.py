@@ -570,3 +570,19 @@ def test_positions_beyond_the_codes_dtype_give_the_same_output(kernel, hashing, 
         np.testing.assert_array_equal(Z.indptr, expected.indptr)
         np.testing.assert_array_equal(Z.indices, expected.indices)
         np.testing.assert_array_equal(Z.data, expected.data)
+
+
+@pytest.mark.parametrize("b_bits", [1, 8, None])
+@pytest.mark.parametrize("hashing", ["oph", "minwise"])
+def test_output_declared_canonical_is_canonical(b_bits, hashing):
+    # The output says it is canonical (sorted indices, no duplicates) without
+    # scipy checking it: a copy whose flags scipy computes agrees.
+    X = sp.random(60, 500, density=0.05, format="csr", random_state=2)
+    X = (sp.diags((np.arange(60) != 7).astype(float)) @ X).tocsr()  # an empty row
+    X.eliminate_zeros()
+    Z = CoREHasher(
+        33, kernel="resemblance", b_bits=b_bits, hashing=hashing, random_state=0
+    ).fit_transform(X)
+    assert Z.has_canonical_format and Z.has_sorted_indices
+    fresh = sp.csr_matrix((Z.data, Z.indices, Z.indptr), shape=Z.shape)
+    assert fresh.has_canonical_format

@@ -369,9 +369,13 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             # the arithmetic.
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 values = self._scaled_values(X, nonempty, values, n_jobs)
-        return sp.csr_matrix(
+        X_new = sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
+        # Canonical by construction (block j's code lies in block j): scipy
+        # need not check it again before its operations.
+        X_new.has_canonical_format = True
+        return X_new
 
     def _scaled_values(self, X, nonempty, values, n_jobs=1):
         """The output values of the nonempty rows (``values`` holds core2's)."""
