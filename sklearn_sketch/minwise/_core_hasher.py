@@ -402,9 +402,9 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``codes[i, j]`` is the output column of the location chosen by hash
         ``j`` in the nonempty row number ``i``; with ``positions``, its
         position in ``X.data`` is written there too. The rows are hashed by
-        pieces of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a
-        piece's entries are its only temporary, unless the positions do not
-        fit the codes' dtype), ``n_jobs`` pieces at once. With
+        pieces of about equal work, at most ``MAX_CHUNK_NNZ`` entries (the
+        hash values of a piece's entries are its only temporary, unless the
+        positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
         sqrt(k)`` (the resemblance kernel's values).
         """
@@ -416,7 +416,12 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # A piece's positions go where its codes will be (the codes kernel
         # replaces them in place) when that dtype holds them.
         positions_fit = _holds_positions(codes.dtype, X.nnz)
-        max_nnz = min(MAX_CHUNK_NNZ, -(-X.nnz // n_jobs))
+        # The jobs get pieces of equal work: a row costs its entries plus,
+        # for "oph", its k bins (densification and output), which weigh as
+        # much as the entries on short rows. The work bounds the entries.
+        bins = self.n_components if self.hashing == "oph" else 1
+        work = (X.indptr - X.indptr[0]) + bins * done
+        max_work = min(MAX_CHUNK_NNZ, -(-int(work[-1]) // n_jobs))
 
         def hash_piece(piece):
             start, stop = piece
@@ -440,5 +445,5 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             if constant_values is not None:
                 constant_values[rows] = 1.0 / np.sqrt(self.n_components)
 
-        pieces = nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1))
+        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
         run_in_threads(hash_piece, pieces, n_jobs)
