@@ -97,7 +97,9 @@ def phases(X, k, repeats):
     # The transform codes the positions in place; a second array here keeps
     # them for the next repeat (the same kernel, the same work).
     parts = {
-        "validation (validate_features)": lambda: validate_features(hasher, X, reset=False),
+        "validation (validate_features)": lambda: validate_features(
+            hasher, X, reset=False
+        ),
         "hash values of the entries": lambda: minwise_hashes(
             hasher.hash_coefficients_[:1], X.indices
         ),

@@ -551,7 +551,9 @@ def test_non_finite_input_under_assume_finite(options):
 
 @pytest.mark.parametrize("hashing", ["oph", "minwise"])
 @pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])
-def test_positions_beyond_the_codes_dtype_give_the_same_output(kernel, hashing, monkeypatch):
+def test_positions_beyond_the_codes_dtype_give_the_same_output(
+    kernel, hashing, monkeypatch
+):
     # The positions of the minima are written where the codes go and coded
     # in place when the codes' dtype holds them; otherwise (more than
     # 2**31 - 1 input entries with int32 output indices) each piece codes

@@ -396,7 +396,9 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_and_code(self, X, nonempty, codes, n_jobs, positions=None, constant_values=None):
+    def _hash_and_code(
+        self, X, nonempty, codes, n_jobs, positions=None, constant_values=None
+    ):
         """Write the codes of the hashes' minima, by pieces of rows.
 
         ``codes[i, j]`` is the output column of the location chosen by hash

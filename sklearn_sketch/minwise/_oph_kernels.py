@@ -160,7 +160,9 @@ def _densify_row(
             pending[n_pending] = j
             n_pending += filled[j] ^ _ONE
         if n_pending:
-            n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
+            n_pending = _settle_by_attempts(
+                filled, probe_table, source, pending, n_pending
+            )
     if n_pending:
         _settle_circularly(filled, filled_bins, source, pending[:n_pending])
 
