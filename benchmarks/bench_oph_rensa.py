@@ -19,11 +19,18 @@ compute-bound call): target a speed-up of at least 1.8x, or 0.9 of that
 ceiling. Then the cost of a CSR matrix with ``2**31`` columns and few
 nonzeros, which should be that of its nonzeros.
 
+With ``--phases`` it prints instead where one thread's time goes in the
+transform (best thread CPU time of each part, called as the transform calls
+it on the whole input): input validation, the entries' hash values, the
+bin minima with densification, the b-bit codes, the constant values, the
+CSR construction, and the whole transform.
+
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the table gives the best of the repeats
 and the ratios computed within this run. Run::
 
     python benchmarks/bench_oph_rensa.py [--data-home DIR] [--rows 3000] [--repeats 5]
+    python benchmarks/bench_oph_rensa.py --phases [--repeats 20]
 """
 
 import argparse
@@ -55,6 +62,64 @@ def best_times(functions, repeats):
     return {name: min(values) for name, values in times.items()}
 
 
+def best_thread_times(functions, repeats):
+    """Best thread CPU seconds of each function (load on other cores aside)."""
+    times = {name: [] for name in functions}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            start = time.thread_time()
+            function()
+            times[name].append(time.thread_time() - start)
+    return {name: min(values) for name, values in times.items()}
+
+
+def phases(X, k, repeats):
+    """Thread CPU time of each part of the resemblance transform, one thread."""
+    from sklearn_sketch.minwise import _positions
+    from sklearn_sketch.minwise._one_hot import write_codes
+    from sklearn_sketch.utils._hashing import minwise_hashes
+    from sklearn_sketch.utils._validation import validate_features
+
+    hasher = CoREHasher(k, kernel="resemblance", random_state=0).fit(X[:1])
+    hasher.transform(X[:10])
+    tables = _positions.densification_tables(hasher.probe_coefficients_, k)
+    permutation = hasher.hash_coefficients_[0]
+    codes = np.empty((X.shape[0], k), dtype=np.int32)
+    values = np.empty((X.shape[0], k), dtype=X.dtype)
+    indptr = np.arange(0, codes.size + 1, k, dtype=np.int32)
+    positions = np.empty_like(codes)
+
+    def hash_positions():
+        _positions.oph_positions(
+            X.indices, X.indptr, permutation, tables, out=positions
+        )
+
+    # The transform codes the positions in place; a second array here keeps
+    # them for the next repeat (the same kernel, the same work).
+    parts = {
+        "validation (validate_features)": lambda: validate_features(
+            hasher, X, reset=False
+        ),
+        "hash values of the entries": lambda: minwise_hashes(
+            hasher.hash_coefficients_[:1], X.indices
+        ),
+        "bin minima + densification (positions)": hash_positions,
+        "b-bit codes of the positions": lambda: write_codes(
+            X.indices, hasher.bucket_coefficients_, 8, 256, X.shape[1], codes,
+            positions=positions,
+        ),
+        "constant values": lambda: values.fill(1.0 / np.sqrt(k)),
+        "CSR construction": lambda: sp.csr_matrix(
+            (values.ravel(), codes.ravel(), indptr), shape=(X.shape[0], k * 256)
+        ),
+        "whole transform": lambda: hasher.transform(X),
+    }
+    times = best_thread_times(parts, repeats)
+    print(f"Parts of the transform, one thread, best thread CPU time of {repeats}:")
+    for name, seconds in times.items():
+        print(f"  {name:45s} {seconds * 1e3:8.2f} ms")
+
+
 def rensa_digests(indices, offsets, k):
     from rensa import RMinHash
 
@@ -69,12 +134,16 @@ def main():
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-components", type=int, default=256)
+    parser.add_argument("--phases", action="store_true", help="time the parts instead")
     args = parser.parse_args()
     k = args.n_components
 
     X, _ = fetch_sector(args.data_home, return_X_y=True)
     X = X[: args.rows].astype(np.float32)
     print(f"sector: {X.shape}, nnz={X.nnz}, float32, k={k}, best of {args.repeats}")
+    if args.phases:
+        phases(X, k, args.repeats)
+        return
     indices = X.indices.astype(np.uint64)
     offsets = X.indptr.astype(np.uint64)
 

@@ -546,3 +546,44 @@ def test_non_finite_input_under_assume_finite(options):
             rows = np.flatnonzero(finite)
             expected = hasher.transform(Xi[rows]).toarray()
             np.testing.assert_array_equal(Z[rows].toarray(), expected)
+
+
+@pytest.mark.parametrize("hashing", ["oph", "minwise"])
+@pytest.mark.parametrize("kernel", ["core1", "core2", "resemblance"])
+def test_positions_beyond_the_codes_dtype_give_the_same_output(
+    kernel, hashing, monkeypatch
+):
+    # The positions of the minima are written where the codes go and coded
+    # in place when the codes' dtype holds them; otherwise (more than
+    # 2**31 - 1 input entries with int32 output indices) each piece codes
+    # them from a separate int64 array: the same output.
+    from sklearn_sketch.minwise import _core_hasher
+
+    X = sp.random(80, 700, density=0.03, format="csr", random_state=1)
+    X = (sp.diags((np.arange(80) % 5 != 0).astype(float)) @ X).tocsr()  # empty rows
+    X.eliminate_zeros()
+    hasher = CoREHasher(40, kernel=kernel, hashing=hashing, random_state=0).fit(X)
+    expected = hasher.transform(X)
+    monkeypatch.setattr(_core_hasher, "_holds_positions", lambda dtype, nnz: False)
+    monkeypatch.setattr(_core_hasher, "MAX_CHUNK_NNZ", 97)
+    for n_jobs in (1, 2):
+        Z = hasher.set_params(n_jobs=n_jobs).transform(X)
+        np.testing.assert_array_equal(Z.indptr, expected.indptr)
+        np.testing.assert_array_equal(Z.indices, expected.indices)
+        np.testing.assert_array_equal(Z.data, expected.data)
+
+
+@pytest.mark.parametrize("b_bits", [1, 8, None])
+@pytest.mark.parametrize("hashing", ["oph", "minwise"])
+def test_output_declared_canonical_is_canonical(b_bits, hashing):
+    # The output says it is canonical (sorted indices, no duplicates) without
+    # scipy checking it: a copy whose flags scipy computes agrees.
+    X = sp.random(60, 500, density=0.05, format="csr", random_state=2)
+    X = (sp.diags((np.arange(60) != 7).astype(float)) @ X).tocsr()  # an empty row
+    X.eliminate_zeros()
+    Z = CoREHasher(
+        33, kernel="resemblance", b_bits=b_bits, hashing=hashing, random_state=0
+    ).fit_transform(X)
+    assert Z.has_canonical_format and Z.has_sorted_indices
+    fresh = sp.csr_matrix((Z.data, Z.indices, Z.indptr), shape=Z.shape)
+    assert fresh.has_canonical_format

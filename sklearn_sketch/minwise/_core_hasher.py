@@ -52,6 +52,11 @@ _BYTES_PER_ROW = 384
 # values and their float64 copy), for the size check of fit.
 _BYTES_PER_GENERATED_ENTRY = 24
 
+def _holds_positions(dtype, nnz):
+    """Whether an integer ``dtype`` holds every position of ``nnz`` entries."""
+    return nnz <= np.iinfo(dtype).max
+
+
 def _rescale_extreme_rows(X, nonempty):
     """``X`` with its rows of very large or very small values scaled by powers of 2.
 
@@ -341,18 +346,20 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         n_nonempty = int(nonempty.sum())
         width = self._block_width
         indptr = output_indptr(nonempty, k, width)
-        # Positions in X of the hashes' minima (int32 where they fit) and
-        # the column codes of the locations there.
-        position_dtype = np.int32 if X.nnz < 2**31 else np.int64
-        positions = np.empty((n_nonempty, k), dtype=position_dtype)
         codes = np.empty((n_nonempty, k), dtype=indptr.dtype)
         if self.kernel == "resemblance":
             # The values do not depend on the data: no rescaling needed; the
             # jobs fill them with the codes.
             values = np.empty((n_nonempty, k), dtype=X.dtype)
-            self._hash_and_code(X, nonempty, positions, codes, n_jobs, values)
+            self._hash_and_code(X, nonempty, codes, n_jobs, constant_values=values)
         else:
-            self._hash_and_code(X, nonempty, positions, codes, n_jobs)
+            # Positions in X of the hashes' minima (int32 where they fit),
+            # kept for core2's values; core1 needs only their codes.
+            positions = None
+            if self.kernel == "core2":
+                position_dtype = np.int32 if X.nnz < 2**31 else np.int64
+                positions = np.empty((n_nonempty, k), dtype=position_dtype)
+            self._hash_and_code(X, nonempty, codes, n_jobs, positions=positions)
             X = _rescale_extreme_rows(X, nonempty)
             values = np.empty((n_nonempty, k), dtype=X.dtype)
             if self.kernel == "core2":
@@ -362,9 +369,13 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             # the arithmetic.
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 values = self._scaled_values(X, nonempty, values, n_jobs)
-        return sp.csr_matrix(
+        X_new = sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(n_samples, k * width)
         )
+        # Canonical by construction (block j's code lies in block j): scipy
+        # need not check it again before its operations.
+        X_new.has_canonical_format = True
+        return X_new
 
     def _scaled_values(self, X, nonempty, values, n_jobs=1):
         """The output values of the nonempty rows (``values`` holds core2's)."""
@@ -385,30 +396,45 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)
         return values
 
-    def _hash_and_code(self, X, nonempty, positions, codes, n_jobs, constant_values=None):
-        """Write the positions of the hashes' minima and their codes, by pieces of rows.
+    def _hash_and_code(
+        self, X, nonempty, codes, n_jobs, positions=None, constant_values=None
+    ):
+        """Write the codes of the hashes' minima, by pieces of rows.
 
-        ``positions[i, j]`` is the position in ``X.data`` of the minimum of
-        hash ``j`` in the nonempty row number ``i``, ``codes[i, j]`` the
-        output column of the location there. The rows are hashed by pieces
-        of at most ``MAX_CHUNK_NNZ`` entries (the hash values of a piece's
-        entries are its only temporary), ``n_jobs`` pieces at once. With
-        ``constant_values``, each piece also sets its rows there to
-        ``1 / sqrt(k)`` (the resemblance kernel's values).
+        ``codes[i, j]`` is the output column of the location chosen by hash
+        ``j`` in the nonempty row number ``i``; with ``positions``, its
+        position in ``X.data`` is written there too. The rows are hashed by
+        pieces of about equal work, at most ``MAX_CHUNK_NNZ`` entries (the
+        hash values of a piece's entries are its only temporary, unless the
+        positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
+        ``constant_values``, each piece also sets its rows there to ``1 /
+        sqrt(k)`` (the resemblance kernel's values).
         """
         if self.hashing == "oph":
             tables = densification_tables(self.probe_coefficients_, self.n_components)
         # Nonempty rows before each row: where a piece's rows go.
         done = np.zeros(len(nonempty) + 1, dtype=np.intp)
         np.cumsum(nonempty, out=done[1:])
-        max_nnz = min(MAX_CHUNK_NNZ, -(-X.nnz // n_jobs))
+        # A piece's positions go where its codes will be (the codes kernel
+        # replaces them in place) when that dtype holds them.
+        positions_fit = _holds_positions(codes.dtype, X.nnz)
+        # The jobs get pieces of equal work: a row costs its entries plus,
+        # for "oph", its k bins (densification and output), which weigh as
+        # much as the entries on short rows. The work bounds the entries.
+        bins = self.n_components if self.hashing == "oph" else 1
+        work = (X.indptr - X.indptr[0]) + bins * done
+        max_work = min(MAX_CHUNK_NNZ, -(-int(work[-1]) // n_jobs))
 
         def hash_piece(piece):
             start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
             rows = slice(done[start], done[stop])
-            out = positions[rows]
+            out = codes[rows]
+            if positions is not None:
+                out = positions[rows]
+            elif not positions_fit:
+                out = np.empty(out.shape, dtype=np.int64)
             if self.hashing == "minwise":
                 minwise_positions(indices, indptr, self.hash_coefficients_, out=out)
             else:
@@ -421,5 +447,5 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             if constant_values is not None:
                 constant_values[rows] = 1.0 / np.sqrt(self.n_components)
 
-        pieces = nnz_chunks(X.indptr, max_nnz=max(max_nnz, 1))
+        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
         run_in_threads(hash_piece, pieces, n_jobs)

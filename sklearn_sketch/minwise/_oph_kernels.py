@@ -18,6 +18,7 @@ from ..utils._numba import kernel
 _U32 = np.uint64(32)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ONE = np.uint32(1)
 
 
 @kernel
@@ -36,30 +37,44 @@ def _oph_positions(
     n_bins_64 = np.uint64(n_bins)
     base = indptr[0]
     # (hash, offset in the row) packed in one uint64: its minimum is the
-    # bin's entry, found without a branch.
-    best = np.empty(n_bins, dtype=np.uint64)
-    filled = np.empty(n_bins, dtype=np.uint8)
-    work = np.empty((3, n_bins), dtype=np.uint32)
+    # bin's entry, found without a branch. The bins a row fills are listed
+    # as it fills them, and only those are reset after it: a row touches
+    # far fewer bins than k when k is large.
+    best = np.full(n_bins, _EMPTY, dtype=np.uint64)
+    # 0/1 flags as wide as the bin numbers: the densification counts the
+    # bins left empty by adding flipped flags, with no conversion.
+    filled = np.zeros(n_bins, dtype=np.uint32)
+    source = np.empty(n_bins, dtype=np.uint32)
+    pending = np.empty(n_bins, dtype=np.uint32)
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
+    # One spare slot: every entry writes its bin to the next slot, which
+    # only a bin filled for the first time keeps.
+    filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
     row = 0
     for r in range(indptr.size - 1):
         start, stop = indptr[r] - base, indptr[r + 1] - base
         if start == stop:
             continue
-        best[:] = _EMPTY
+        n_filled = 0
         for p in range(start, stop):
             h = np.uint64(hashes[p])
             b = (h * n_bins_64) >> _U32
-            best[b] = min(best[b], (h << _U32) | np.uint64(p - start))
-        for j in range(n_bins):
-            filled[j] = best[j] != _EMPTY
-        source = work[0]
+            old = best[b]
+            best[b] = min(old, (h << _U32) | np.uint64(p - start))
+            filled_bins[n_filled] = b
+            n_filled += old == _EMPTY
+            filled[b] = 1
         _densify_row(
-            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
-            work[1], work[2],
+            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+            sparse_bins, first_hits, source, pending,
         )
         first = base + start
+        out_row = out[row]
         for j in range(n_bins):
-            out[row, j] = first + np.int64(best[source[j]] & _LOW32)
+            out_row[j] = first + np.int64(best[source[j]] & _LOW32)
+        for f in filled_bins[:n_filled]:
+            best[f] = _EMPTY
+            filled[f] = 0
         row += 1
 
 
@@ -77,108 +92,133 @@ def _binned_positions(
     n_bins_64 = np.uint64(n_bins)
     base = indptr[0]
     best = np.empty(n_bins, dtype=order.dtype)
-    best_position = np.empty(n_bins, dtype=np.int64)
-    filled = np.empty(n_bins, dtype=np.uint8)
-    work = np.empty((3, n_bins), dtype=np.uint32)
+    best_position = np.full(n_bins, -1, dtype=np.int64)
+    filled = np.zeros(n_bins, dtype=np.uint32)
+    source = np.empty(n_bins, dtype=np.uint32)
+    pending = np.empty(n_bins, dtype=np.uint32)
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
+    filled_bins = np.empty(n_bins, dtype=np.uint32)
     row = 0
     for r in range(indptr.size - 1):
         start, stop = indptr[r] - base, indptr[r + 1] - base
         if start == stop:
             continue
-        best_position[:] = -1
+        n_filled = 0
         for p in range(start, stop):
             b = (np.uint64(bin_hashes[p]) * n_bins_64) >> _U32
-            if best_position[b] < 0 or order[p] < best[b]:
-                best[b] = order[p]
-                best_position[b] = p
-        for j in range(n_bins):
-            filled[j] = best_position[j] >= 0
-        source = work[0]
+            if best_position[b] < 0:
+                filled_bins[n_filled] = b
+                n_filled += 1
+                filled[b] = 1
+            elif order[p] >= best[b]:
+                continue
+            best[b] = order[p]
+            best_position[b] = p
         _densify_row(
-            filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source,
-            work[1], work[2],
+            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+            sparse_bins, first_hits, source, pending,
         )
         for j in range(n_bins):
             out[row, j] = base + best_position[source[j]]
+        for f in filled_bins[:n_filled]:
+            best_position[f] = -1
+            filled[f] = 0
         row += 1
 
 
-@kernel
+@kernel(inline="always")
 def _densify_row(
-    filled, probe_table, probing_bins, attempts, bounds, sparse_bins, source, pending,
-    filled_bins,
+    filled, filled_bins, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    first_hits, source, pending,
 ):
     """Source bin of every bin of a row: itself if filled, else its first probe hit.
 
-    The probe of bin ``j`` at attempt ``t`` is ``probe_table[t, j]``; an
-    empty bin takes the first filled bin of its sequence, or, when every
-    attempt misses, the first filled bin after it (circularly). A row with
-    fewer than ``sparse_bins`` filled bins is settled from its filled bins,
-    through the inverse lists of the probes (``probing_bins[pair]`` probes
-    its bin at attempt ``attempts[pair]``; each of its empty bins would
-    need many attempts); the others attempt by attempt over the list of
-    the bins still empty, without a branch. The two ways give the same
-    sources.
+    ``filled_bins`` lists the filled bins (in any order). The probe of bin
+    ``j`` at attempt ``t`` is ``probe_table[t, j]``; an empty bin takes the
+    first filled bin of its sequence, or, when every attempt misses, the
+    first filled bin after it (circularly). A row with fewer than
+    ``sparse_bins`` filled bins is settled from its filled bins, through
+    the inverse lists of the probes (``probing_bins[pair]`` probes its bin
+    at attempt ``attempts[pair]``; each of its empty bins would need many
+    attempts); the others attempt by attempt over the list of the bins
+    still empty, without a branch. The two ways give the same sources.
     """
     n_attempts, n_bins = probe_table.shape
     # Unsigned indices throughout: numba then skips the negative-index
-    # wraparound of every access. A bin not settled has the source n_bins.
-    unset = np.uint32(n_bins)
-    n_filled = 0
-    n_pending = 0
-    for j in range(n_bins):
-        is_filled = filled[j]
-        source[j] = j if is_filled else unset
-        filled_bins[n_filled] = j
-        pending[n_pending] = j
-        n_filled += is_filled
-        n_pending += 1 - is_filled
-    if n_pending == 0:
-        return
-    if n_filled < sparse_bins:
+    # wraparound of every access.
+    if filled_bins.size < sparse_bins:
         n_pending = _settle_from_filled_bins(
-            filled, filled_bins[:n_filled], probing_bins, attempts, bounds, n_attempts,
+            filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits,
             source, pending,
         )
     else:
-        n_pending = _settle_by_attempts(filled, probe_table, source, pending, n_pending)
-    # Bins whose probes all missed: the first filled bin after them.
-    for q in range(n_pending):
+        # Every bin its own source, the empty ones listed for the attempts.
+        n_pending = 0
+        for j in range(n_bins):
+            source[j] = j
+        for j in range(n_bins):
+            pending[n_pending] = j
+            n_pending += filled[j] ^ _ONE
+        if n_pending:
+            n_pending = _settle_by_attempts(
+                filled, probe_table, source, pending, n_pending
+            )
+    if n_pending:
+        _settle_circularly(filled, filled_bins, source, pending[:n_pending])
+
+
+@kernel
+def _settle_circularly(filled, filled_bins, source, pending):
+    """Bins whose probes all missed: the first filled bin after them, circularly.
+
+    ``pending`` is in increasing order: one downward sweep over the bins
+    keeps the first filled bin after the sweep's position, so the row
+    costs ``O(k)`` however far apart its filled bins are.
+    """
+    after = filled_bins.min()  # after the last filled bin: the first one
+    cursor = source.size - 1
+    for q in range(pending.size - 1, -1, -1):
         j = pending[q]
-        f = j + 1 if j + 1 < n_bins else 0
-        while not filled[f]:
-            f = f + 1 if f + 1 < n_bins else 0
-        source[j] = f
+        while cursor > j:
+            if filled[cursor]:
+                after = cursor
+            cursor -= 1
+        source[j] = after
 
 
 @kernel
 def _settle_from_filled_bins(
-    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, source, pending
+    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits, source,
+    pending,
 ):
     """Sources from the inverse lists of the filled bins; the bins left go to ``pending``.
 
     Each filled bin's list holds the pairs (j, t) probing it, by attempt:
-    one sequential read per filled bin; an empty bin keeps the pair of
-    smallest attempt. Returns the number of bins left (all probes missed).
+    one sequential read per filled bin. Bin ``j`` keeps the smallest
+    ``(t, f)`` of its pairs, packed in ``first_hits[j]`` (all ``_EMPTY``
+    on entry and on return), without a branch: its first hit. Returns the
+    number of empty bins left (all probes missed).
     """
-    unset = source.size
-    first_attempt = pending
-    first_attempt[:] = n_attempts
     for f in filled_bins:
+        bin_f = np.uint64(f)
         for pair in range(bounds[f, 0], bounds[f, n_attempts]):
             j = probing_bins[pair]
-            t = attempts[pair]
-            if t < first_attempt[j] and not filled[j]:
-                first_attempt[j] = t
-                source[j] = f
+            hit = (np.uint64(attempts[pair]) << _U32) | bin_f
+            first_hits[j] = min(first_hits[j], hit)
     n_pending = 0
     for j in range(source.size):
-        pending[n_pending] = j
-        n_pending += source[j] == unset
+        hit = first_hits[j]
+        first_hits[j] = _EMPTY
+        if filled[j]:
+            source[j] = j
+        else:
+            source[j] = hit & _LOW32
+            pending[n_pending] = j
+            n_pending += hit == _EMPTY
     return n_pending
 
 
-@kernel
+@kernel(inline="always")
 def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
     """Sources attempt by attempt over the list of the ``n_pending`` bins still empty.
 
@@ -193,7 +233,7 @@ def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
             f = probes[j]
             source[j] = f
             pending[kept] = j
-            kept += 1 - filled[f]
+            kept += filled[f] ^ _ONE
         n_pending = kept
         if n_pending == 0:
             break

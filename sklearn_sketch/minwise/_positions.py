@@ -58,6 +58,8 @@ def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
     """Row ranges ``(start, stop)`` holding at most ``max_nnz`` stored entries.
 
     A row with more entries than ``max_nnz`` gets a chunk of its own.
+    ``indptr`` may be any cumulative count per row (row pointers, or a
+    cumulative cost whose chunks should be about equal).
     """
     n_rows = len(indptr) - 1
     if max_rows is None:

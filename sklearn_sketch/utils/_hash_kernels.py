@@ -143,7 +143,10 @@ def _bbit_codes(coefficients, locations, b_bits, word, fold, offsets, out):
 
 @kernel
 def _bbit_codes_at(coefficients, values, positions, b_bits, word, fold, offsets, out):
-    """:func:`_bbit_codes` of the locations ``values[positions[r, j]]``."""
+    """:func:`_bbit_codes` of the locations ``values[positions[r, j]]``.
+
+    ``out`` may be ``positions``: a row's locations are gathered first.
+    """
     row = np.empty(positions.shape[1], dtype=np.uint64)
     for r in range(positions.shape[0]):
         for j in range(row.size):

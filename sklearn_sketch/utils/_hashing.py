@@ -236,7 +236,8 @@ def bbit_codes(
     n_keys : int, default=None
         An upper bound on the locations (exclusive), if known.
     positions : ndarray of shape (n_rows, k) of integers, default=None
-        The locations are ``locations[positions]``.
+        The locations are ``locations[positions]``. May be ``out`` itself:
+        each row's locations are read before its codes are written.
 
     Returns
     -------
