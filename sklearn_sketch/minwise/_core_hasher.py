@@ -86,20 +86,21 @@ def _rescale_extreme_rows(X, nonempty):
 class CoREHasher(OneHotOutputMixin, BaseSketch):
     """Hashed CoRE / resemblance features: sparse, ``k * 2**b_bits`` columns wide.
 
-    Each row ``u`` is normalized, ``u~ = u / |u|``, and its set of nonzero
-    coordinates ``S_u`` (of size ``f_u``) is hashed by ``k = n_components``
-    minwise hashes; hash ``j`` gives the location ``L_j(u)``. The output row
-    has one block per hash, with a single nonzero at (the b-bit code of)
-    ``L_j(u)`` carrying, times ``1 / sqrt(k)``, a random projection
-    ``P_j(u) = sum_i r_ij u~_i`` ("core1"), ``sqrt(f_u) u~[L_j(u)]``
-    ("core2") or 1 ("resemblance"). Inner products of output rows are Li's
-    estimators of
+    Each row :math:`u` is normalized, :math:`\\tilde u = u / \\|u\\|`, and its
+    set of nonzero coordinates :math:`S_u` (of size :math:`f_u`) is hashed by
+    :math:`k` = ``n_components`` minwise hashes; hash :math:`j` gives the
+    location :math:`L_j(u)`. The output row has one block per hash, with a
+    single nonzero at (the b-bit code of) :math:`L_j(u)` carrying, times
+    :math:`1 / \\sqrt{k}`, a random projection
+    :math:`P_j(u) = \\sum_i r_{ij} \\tilde u_i` ("core1"),
+    :math:`\\sqrt{f_u}\\, \\tilde u_{L_j(u)}` ("core2") or 1 ("resemblance").
+    Inner products of output rows are Li's estimators of
 
-    * CoRE type 1 ``K_C1 = rho * R``,
-    * CoRE type 2 ``K_C2 = rho * sqrt(f_u f_v) / |S_u | S_v|``,
-    * the resemblance ``R = |S_u & S_v| / |S_u | S_v|``,
+    * CoRE type 1, :math:`K_{C1} = \\rho R`,
+    * CoRE type 2, :math:`K_{C2} = \\rho \\sqrt{f_u f_v} / |S_u \\cup S_v|`,
+    * the resemblance :math:`R = |S_u \\cap S_v| / |S_u \\cup S_v|`,
 
-    where ``rho = <u~, v~>``.
+    where :math:`\\rho = \\langle \\tilde u, \\tilde v \\rangle`.
 
     Read more in the :ref:`User Guide <core_hasher>`.
 
