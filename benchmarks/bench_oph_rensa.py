@@ -153,6 +153,7 @@ def main():
         return fitted
 
     resemblance = hasher(kernel="resemblance", hashing="oph")
+    two_jobs = hasher(kernel="resemblance", hashing="oph", n_jobs=2)
     rensa_digests(indices, offsets, k)
     times = best_times(
         {
@@ -160,6 +161,7 @@ def main():
                 indices, offsets, k
             ),
             "CoREHasher resemblance oph (CSR output)": lambda: resemblance.transform(X),
+            "  the same with n_jobs=2 (both cores, as rensa)": lambda: two_jobs.transform(X),
         },
         args.repeats,
     )
