@@ -5,6 +5,7 @@ Rows of the sector data set (float32 counts, 55197 columns) are hashed by
 * ``CoREHasher(kernel="resemblance", hashing="oph", n_components=256)``
   with its default ``n_jobs`` (one thread), timed up to the sparse feature
   matrix it returns (8-bit codes, one block per hash);
+  and the same with ``n_jobs=2``, both cores as rensa uses;
 * rensa's ``RMinHash.digest_matrix_from_flat_token_hashes``: the column
   indices of each row as token hashes, flat with row offsets, ``num_perm=256``
   (rensa spreads the rows over every core), timed up to its matrix of
