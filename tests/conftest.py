@@ -188,6 +188,19 @@ WARNING_RULES = [
 ]
 
 
+# Property tests draw the same examples on every run (a failure found once is
+# found again; the suite does not pass or fail by chance). Set
+# HYPOTHESIS_PROFILE=explore to search new examples.
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # the property tests skip themselves without it
+    pass
+else:
+    _hypothesis_settings.register_profile("deterministic", derandomize=True)
+    _hypothesis_settings.register_profile("explore", derandomize=False)
+    _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
 def pytest_configure(config):
     registered = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
     for name, description in MARKERS.items():

@@ -859,3 +859,21 @@ def test_centered_gram_equal_to_rounding_gives_zero_features(kernel, tiny):
     whole = estimator.transform(X)
     assert_array_equal(whole, np.zeros_like(whole))
     assert_array_equal(np.vstack([estimator.transform(X[:1]), estimator.transform(X[1:])]), whole)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("tiny", [1.6e-22, 1e-300, 1e-17])
+def test_cosine_subsample_of_zero_norm_rows_gives_zero_features(dtype, tiny):
+    # scikit-learn's cosine treats rows of norm below 10 eps as zero; a
+    # subsample of only such rows spans nothing: every feature is 0, for
+    # rows of any size, in any split (not their kernel values' rounding
+    # blown up by the inverse of the tiny Gram matrix).
+    tiny = max(tiny, float(np.finfo(dtype).tiny))
+    X_fit = np.full((4, 5), tiny, dtype=dtype)
+    X_fit[0, 0] = 0
+    X = np.vstack([np.eye(5, dtype=dtype)[:2], X_fit, np.full((1, 5), 3, dtype=dtype)])
+    estimator = KernelJL(kernel="cosine", n_subsample=4, n_components=6, random_state=0)
+    whole = estimator.fit(X_fit).transform(X)
+    assert whole.dtype == dtype
+    assert_array_equal(whole, np.zeros_like(whole))
+    assert_array_equal(np.vstack([estimator.transform(X[i : i + 1]) for i in range(len(X))]), whole)

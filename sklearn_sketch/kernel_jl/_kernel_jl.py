@@ -682,6 +682,12 @@ class KernelJL(BaseSketch):
         # (kernel values equal to 10 digits) is zero too: dividing by its
         # norm would blow the rounding of the kernel values up to features.
         negligible = np.sqrt(squared_norm) <= _NEGLIGIBLE_CENTERED * uncentered_norm
+        # scikit-learn's cosine treats a row of norm below 10 eps as zero
+        # (not normalized): its kernel values are products of tiny norms.
+        # A subsample of such rows only (no diagonal value near 1) spans
+        # nothing, and scaling its Gram matrix up would blow the rounding
+        # of every other row's kernel values up to features.
+        negligible |= self.kernel == "cosine" and peak < 0.5
         scale = 0.0 if negligible else np.sqrt(n_subsample) / squared_norm
         unit_projection = unit @ gaussian.T
         unit_projection *= scale
