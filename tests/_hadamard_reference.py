@@ -14,8 +14,12 @@ import numpy as np
 
 def sylvester(f, dtype):
     """``H[i, k] = (-1)^popcount(i & k)``, the Sylvester +-1 matrix of size ``f``."""
-    i, k = np.meshgrid(np.arange(f), np.arange(f), indexing="ij")
-    parity = np.array([bin(v).count("1") % 2 for v in (i & k).ravel()]).reshape(f, f)
+    index = np.arange(f, dtype=np.uint16 if f <= 2**16 else np.uint64)
+    bits = index[:, None] & index[None, :]
+    parity = np.zeros((f, f), dtype=np.int8)
+    while bits.any():  # the parity of the set bits, one bit position at a time
+        parity ^= (bits & 1).astype(np.int8)
+        bits >>= 1
     return (1 - 2 * parity).astype(dtype)
 
 
