@@ -247,3 +247,16 @@ def test_non_finite_value_in_any_chunk_is_an_error(name, value, match, X_int):
         for bad in (X_bad, sp.csr_matrix(X_bad)):
             with pytest.raises(ValueError, match=match):
                 fitted.transform(bad)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_non_finite_value_is_named_before_a_wrong_number_of_features(name, X_int):
+    # As in scikit-learn's validation, whose check_estimators_nan_inf relies
+    # on it (a transform that looks for NaN chunk by chunk must keep it).
+    fitted = make_estimator(name).fit(np.abs(X_int.astype(np.float64)))
+    X_bad = np.abs(X_int[:, :-1].astype(np.float64))
+    X_bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fitted.transform(X_bad)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(np.abs(X_int[:, :-1].astype(np.float64)))

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils import assert_all_finite
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_array, validate_data
 
 from ._compat import Interval
 
@@ -139,15 +139,15 @@ def validate_features(estimator, X, *, reset, check_finite=True):
         If ``X`` has NaN or infinite values, more than ``MAX_N_FEATURES``
         columns (at fit) or another number of features than at fit.
     """
-    X = validate_data(
-        estimator,
-        X,
-        reset=reset,
-        accept_sparse="csr",
-        accept_large_sparse=True,
-        dtype=FLOAT_DTYPES,
-        ensure_all_finite=check_finite,
-    )
+    arrays = dict(accept_sparse="csr", accept_large_sparse=True, dtype=FLOAT_DTYPES)
+    try:
+        X = validate_data(estimator, X, reset=reset, ensure_all_finite=check_finite, **arrays)
+    except ValueError:
+        if not check_finite:
+            # scikit-learn names non-finite values before a wrong number of
+            # features: so does a transform that defers the finite check.
+            check_array(X, ensure_all_finite=True, **arrays)
+        raise
     if reset and X.shape[1] > MAX_N_FEATURES:
         raise ValueError(
             f"{type(estimator).__name__} supports at most 2**61 - 2 features "
