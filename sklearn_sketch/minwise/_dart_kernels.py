@@ -35,14 +35,15 @@ per dart, growing with the weight, so each dart passes above a weight of
 its own, the same for every row.
 
 A round of a row is one loop nest (:func:`_round`) over its entries, their
-regions and cells, and the darts of the cells. The darts of a run of cells
-are listed (their ``z``) with no branch on the cells' counts, then thrown
-in one loop whose tests are selects: a loop per cell would mispredict its
-random length at nearly every cell. The nest calls no compiled
-function that takes an array (numba updates the reference counts of array
-arguments at each such call, which costs more than a cell), and it calls
-no libm function either: a row's weights in its frame and the cell sizes
-of its regions (powers of two that depend on ``nu - rho`` only) are
+regions and cells. The darts of an entry's cells are listed (their ``z``,
+cell and column) with no branch on the cells' counts, then thrown in one
+loop (:func:`_throw`) whose tests are selects: a loop per cell would
+mispredict its random length at nearly every cell. Apart from that one call
+per entry, the nest calls no compiled function that takes an array (numba
+updates the reference counts of array arguments at each such call, which
+costs more than a cell), and it calls no libm function either: a row's
+weights in its frame and the cell sizes of its regions (powers of two that
+depend on ``nu - rho`` only) are
 computed once per row or round into arrays that the loop reads.
 """
 
@@ -76,7 +77,8 @@ _TWO_TO_48 = 2.0**48
 _MAX_CELL_BITS = 62
 # Most rank bands a row can reach: its frame's ranks start at 2**-1074.
 _MAX_BANDS = 2200
-# Darts listed before they are thrown: a run of cells stops listing at
+# Darts listed before they are thrown (an entry's, or as many as fit): a
+# run of cells stops listing at
 # _FILL, and one cell lists at most 22 (the Poisson table's length).
 _FILL = 232
 _SLOTS = _FILL + 24
@@ -111,6 +113,8 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
     best = np.empty(positions.shape[1])
     slot_z = np.empty(_SLOTS, dtype=np.uint64)
     slot_r0 = np.empty(_SLOTS)
+    slot_h = np.empty(_SLOTS)
+    slot_t = np.empty(_SLOTS, dtype=np.int64)
     # Band starts of a row's frame. Weight bands end below the frame's
     # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
     w_starts = np.empty(tau + _MAX_BANDS)
@@ -124,14 +128,15 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
         if first == last:
             continue
         _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
-             w_starts, r_starts, sizes, weights, slot_z, slot_r0, best,
+             w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
              positions[out], keys[out])
         out += 1
 
 
 @kernel
 def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
-         w_starts, r_starts, sizes, weights, slot_z, slot_r0, best, positions, keys):
+         w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
+         positions, keys):
     """The samples of one nonempty row, in rounds of growing rank bound."""
     largest = 0.0
     for e in range(first, last):
@@ -150,7 +155,7 @@ def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
         _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift)
         _round(indices, weights, first, last, seed, tau, low, rank_bound,
                w_starts, r_starts, n_rank_bands - 1, sizes, count_thresholds,
-               slot_z, slot_r0, best, positions, keys)
+               slot_z, slot_r0, slot_h, slot_t, best, positions, keys)
         if _all_hit(best):
             for bucket in range(keys.size):
                 keys[bucket] = _mix(keys[bucket] ^ _C_KEY) >> _U32
@@ -189,7 +194,7 @@ def _all_hit(best):
 @kernel
 def _round(indices, weights, first, last, seed, tau, low, rank_bound,
            w_starts, r_starts, size_offset, sizes, count_thresholds,
-           slot_z, slot_r0, best, positions, keys):
+           slot_z, slot_r0, slot_h, slot_t, best, positions, keys):
     """The darts of a row under its weights with ranks in ``[low, rank_bound)``.
 
     One loop nest over entries, regions (weight band ``nu``, rank band
@@ -200,6 +205,7 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
     for e in range(first, last):
         weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
+        n = 0
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
             w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
@@ -226,7 +232,6 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                             # The darts of a run of cells are listed first, with
                             # no branch on their counts, then thrown in one loop:
                             # a loop per cell mispredicts its random length.
-                            n = 0
                             while n < _FILL:
                                 if l >= n_steps:
                                     more = False
@@ -243,6 +248,8 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                                 for q in range(3):
                                     slot_z[n + q] = cell + np.uint64(q + 1) * _G_Q
                                     slot_r0[n + q] = r0
+                                    slot_h[n + q] = fine_height
+                                    slot_t[n + q] = w_threshold
                                 n += ((count_word >= count_thresholds[0])
                                       + (count_word >= count_thresholds[1])
                                       + (count_word >= count_thresholds[2]))
@@ -251,25 +258,36 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                                     q += 1
                                     slot_z[n] = cell + np.uint64(q) * _G_Q
                                     slot_r0[n] = r0
+                                    slot_h[n] = fine_height
+                                    slot_t[n] = w_threshold
                                     n += 1
-                            for i in range(n):
-                                z = slot_z[i]
-                                a = _mix(z)
-                                b = _mix(z ^ _C_B)
-                                rank = slot_r0[i] + np.float64(np.int64(b >> _U16)) * fine_height
-                                word = ((a & _LOW16) << _U16) | (b & _LOW16)
-                                bucket = (word * k) >> _U32
-                                # Selects, not branches: about half the darts
-                                # pass, at random.
-                                held = best[bucket]
-                                win = ((np.int64(a >> _U16) < w_threshold)
-                                       & (rank < rank_bound)
-                                       & (rank >= low) & (rank < held))
-                                best[bucket] = rank if win else held
-                                positions[bucket] = e if win else positions[bucket]
-                                keys[bucket] = a if win else keys[bucket]
+                            if more:
+                                n = _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound,
+                                           low, best, positions, keys)
                 rho += 1
             nu += 1
+        _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positions, keys)
+
+
+@kernel
+def _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positions, keys):
+    """Throw the ``n`` listed darts of entry ``e``; 0 (the darts left listed)."""
+    k = np.uint64(best.size)
+    for i in range(n):
+        z = slot_z[i]
+        a = _mix(z)
+        b = _mix(z ^ _C_B)
+        rank = slot_r0[i] + np.float64(np.int64(b >> _U16)) * slot_h[i]
+        word = ((a & _LOW16) << _U16) | (b & _LOW16)
+        bucket = (word * k) >> _U32
+        # Selects, not branches: about half the darts pass, at random.
+        held = best[bucket]
+        win = ((np.int64(a >> _U16) < slot_t[i]) & (rank < rank_bound)
+               & (rank >= low) & (rank < held))
+        best[bucket] = rank if win else held
+        positions[bucket] = e if win else positions[bucket]
+        keys[bucket] = a if win else keys[bucket]
+    return 0
 
 
 @kernel
