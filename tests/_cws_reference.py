@@ -12,7 +12,7 @@ from sklearn_sketch.minwise._cws import dart_grid_bits, n_darts, poisson_cdf
 MASK = 2**64 - 1
 G_F, G_NU, G_RHO = 0x9E3779B97F4A7C15, 0xD1B54A32D192ED03, 0xAEF17502108EF2D9
 G_W, G_R, G_Q = 0xDB4F0B9175AE2165, 0x8CB92BA72F3D8DD7, 0xF1357AEA2E62A9C5
-C_RANK, C_BUCKET = 0x243F6A8885A308D3, 0x13198A2E03707344
+C_B, C_KEY = 0x243F6A8885A308D3, 0x13198A2E03707344
 
 
 def mix(z):
@@ -24,6 +24,13 @@ def mix(z):
 
 def unit(word):
     return (word >> 11) * 2.0**-53
+
+
+def weight_threshold(weight, w0, width):
+    """Of a column's 2**48 weight steps, those below ``weight`` (all if the column is)."""
+    if w0 + width <= weight:
+        return 2**48
+    return math.ceil((weight - w0) / width * 2.0**48)
 
 
 def band_start(n, shift):
@@ -45,18 +52,22 @@ def row_darts(features, values, seed, k):
         best = [(math.inf, None, None)] * k
         for entry, (feature, weight) in enumerate(zip(features, weights)):
             element = mix(seed + (int(feature) + 1) * G_F)
-            for dart in entry_darts(element, weight, bound, shift, tau, cdf):
-                rank, tag = dart
-                bucket = ((tag & 0xFFFFFFFF) * k) >> 32
+            for rank, a, b in entry_darts(element, weight, bound, shift, tau, cdf):
+                bucket = ((((a & 0xFFFF) << 16) | (b & 0xFFFF)) * k) >> 32
                 if rank < best[bucket][0]:
-                    best[bucket] = (rank, entry, tag >> 32)
+                    best[bucket] = (rank, entry, mix(a ^ C_KEY) >> 32)
         if all(b[1] is not None for b in best):
             return [(b[1], b[2]) for b in best]
         theta += 0.5
 
 
 def entry_darts(element, weight, bound, shift, tau, cdf):
-    """(rank, bucket word) of the darts below ``weight`` and ``bound``, in grid order."""
+    """(rank, a, b) of the darts below ``weight`` and ``bound``, in grid order.
+
+    Dart ``q`` (from 1) of a cell has the words ``a = mix(z)`` and ``b = mix(z ^ C_B)``
+    of ``z = cell + q G_Q``: ``a >> 16`` is its weight step and ``b >> 16`` its
+    rank step (of 2**48 each, across the cell), the low 16 bits of both its bucket.
+    """
     nu = 0
     while band_start(nu, -tau - shift) < weight:
         rho = 0
@@ -68,6 +79,7 @@ def entry_darts(element, weight, bound, shift, tau, cdf):
             j = 0
             while j < 2**rho and w_start + j * width < weight:
                 w0 = w_start + j * width
+                steps = weight_threshold(weight, w0, width)
                 l = 0
                 while l < 2**nu and r_start + l * height < bound:
                     r0 = r_start + l * height
@@ -75,11 +87,12 @@ def entry_darts(element, weight, bound, shift, tau, cdf):
                     count = 0
                     while unit(cell) >= cdf[count]:
                         count += 1
-                    for q in range(count):
-                        h = mix(cell + (q + 1) * G_Q)
-                        rank = r0 + height * unit(mix(h ^ C_RANK))
-                        if w0 + width * unit(h) < weight and rank < bound:
-                            yield rank, mix(h ^ C_BUCKET)
+                    for q in range(1, count + 1):
+                        a = mix(cell + q * G_Q)
+                        b = mix(((cell + q * G_Q) & MASK) ^ C_B)
+                        rank = r0 + (b >> 16) * (height * 2.0**-48)
+                        if (a >> 16) < steps and rank < bound:
+                            yield rank, a, b
                     l += 1
                 j += 1
             rho += 1

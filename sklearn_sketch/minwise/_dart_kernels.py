@@ -23,16 +23,27 @@ the key of a cell is ``mix(region + (j + 1) G_W + (l + 1) G_R)`` with
 ``region = mix(element + (nu + 1) G_NU + (rho + 1) G_RHO)`` and ``element =
 mix(seed + (feature + 1) G_F)``; the cell's word gives its count (inverse
 CDF of Poisson(1), compared as integers: its top 53 bits against
-``ceil(2**53 cdf)``), dart ``q`` has ``h = mix(cell + (q + 1) G_Q)`` (its
-weight position: the top 53 bits), ``mix(h ^ C_RANK)`` (its rank position)
-and ``mix(h ^ C_BUCKET)`` (low 32 bits: its bucket; high 32 bits: its key).
+``ceil(2**53 cdf)``). Dart ``q`` (from 1) of a cell has two words, ``a =
+mix(z)`` and ``b = mix(z ^ C_B)`` of ``z = cell + q G_Q``, independent of
+each other: ``a >> 16`` is its weight step and ``b >> 16`` its rank step,
+each one of ``2**48`` equal steps across the cell; the low 16 bits of ``a``
+and of ``b`` make the 32-bit word of its bucket, and ``mix(a ^ C_KEY) >> 32``
+is its key. A dart passes a weight when its step is below the column's
+count of steps under that weight, ``ceil((weight - w0) / width * 2**48)``
+(all of them for a column entirely below the weight): an integer compare
+per dart, growing with the weight, so each dart passes above a weight of
+its own, the same for every row.
 
 A round of a row is one loop nest (:func:`_round`) over its entries, their
-regions and cells, and the darts of the cells: it calls no compiled
-function that takes an array (numba updates the reference counts of array
-arguments at each such call, which costs more than a cell), and it calls
-no libm function either: a row's weights in its frame and the cell sizes
-of its regions (powers of two that depend on ``nu - rho`` only) are
+regions and cells. The darts of an entry's cells are listed (their ``z``,
+cell and column) with no branch on the cells' counts, then thrown in one
+loop (:func:`_throw`) whose tests are selects: a loop per cell would
+mispredict its random length at nearly every cell. Apart from that one call
+per entry, the nest calls no compiled function that takes an array (numba
+updates the reference counts of array arguments at each such call, which
+costs more than a cell), and it calls no libm function either: a row's
+weights in its frame and the cell sizes of its regions (powers of two that
+depend on ``nu - rho`` only) are
 computed once per row or round into arrays that the loop reads.
 """
 
@@ -50,17 +61,27 @@ _G_RHO = np.uint64(0xAEF17502108EF2D9)
 _G_W = np.uint64(0xDB4F0B9175AE2165)
 _G_R = np.uint64(0x8CB92BA72F3D8DD7)
 _G_Q = np.uint64(0xF1357AEA2E62A9C5)
-_C_RANK = np.uint64(0x243F6A8885A308D3)
-_C_BUCKET = np.uint64(0x13198A2E03707344)
+_C_B = np.uint64(0x243F6A8885A308D3)
+_C_KEY = np.uint64(0x13198A2E03707344)
 _ONE = np.uint64(1)
-_LOW32 = np.uint64(0xFFFFFFFF)
+_LOW16 = np.uint64(0xFFFF)
+_U16 = np.uint64(16)
 _U11 = np.uint64(11)
 _U32 = np.uint64(32)
-_TWO_TO_MINUS_53 = 2.0**-53
+_TWO_TO_MINUS_48 = 2.0**-48
+# A dart's weight position on its cell's 2**48 steps, all of which pass a
+# cell entirely below the weight.
+_ALL_STEPS = 2**48
+_TWO_TO_48 = 2.0**48
 # Largest shift of a count of cells (loops end long before).
 _MAX_CELL_BITS = 62
 # Most rank bands a row can reach: its frame's ranks start at 2**-1074.
 _MAX_BANDS = 2200
+# Darts listed before they are thrown (an entry's, or as many as fit): a
+# run of cells stops listing at
+# _FILL, and one cell lists at most 22 (the Poisson table's length).
+_FILL = 232
+_SLOTS = _FILL + 24
 
 
 @kernel
@@ -69,13 +90,6 @@ def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
     return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def _unit(word):
-    """The top 53 bits of ``word`` as a uniform on [0, 1)."""
-    # Below 2**53 the signed conversion is exact and cheaper than the unsigned.
-    return np.float64(np.int64(word >> _U11)) * _TWO_TO_MINUS_53
 
 
 @kernel
@@ -97,6 +111,10 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
     thrown: the minima over all darts below the last bound are the same.
     """
     best = np.empty(positions.shape[1])
+    slot_z = np.empty(_SLOTS, dtype=np.uint64)
+    slot_r0 = np.empty(_SLOTS)
+    slot_h = np.empty(_SLOTS)
+    slot_t = np.empty(_SLOTS, dtype=np.int64)
     # Band starts of a row's frame. Weight bands end below the frame's
     # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
     w_starts = np.empty(tau + _MAX_BANDS)
@@ -110,13 +128,15 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
         if first == last:
             continue
         _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
-             w_starts, r_starts, sizes, weights, best, positions[out], keys[out])
+             w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
+             positions[out], keys[out])
         out += 1
 
 
 @kernel
 def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
-         w_starts, r_starts, sizes, weights, best, positions, keys):
+         w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
+         positions, keys):
     """The samples of one nonempty row, in rounds of growing rank bound."""
     largest = 0.0
     for e in range(first, last):
@@ -135,8 +155,10 @@ def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
         _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift)
         _round(indices, weights, first, last, seed, tau, low, rank_bound,
                w_starts, r_starts, n_rank_bands - 1, sizes, count_thresholds,
-               best, positions, keys)
+               slot_z, slot_r0, slot_h, slot_t, best, positions, keys)
         if _all_hit(best):
+            for bucket in range(keys.size):
+                keys[bucket] = _mix(keys[bucket] ^ _C_KEY) >> _U32
             return
         low = rank_bound
         theta += 0.5
@@ -172,7 +194,7 @@ def _all_hit(best):
 @kernel
 def _round(indices, weights, first, last, seed, tau, low, rank_bound,
            w_starts, r_starts, size_offset, sizes, count_thresholds,
-           best, positions, keys):
+           slot_z, slot_r0, slot_h, slot_t, best, positions, keys):
     """The darts of a row under its weights with ranks in ``[low, rank_bound)``.
 
     One loop nest over entries, regions (weight band ``nu``, rank band
@@ -183,6 +205,7 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
     for e in range(first, last):
         weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
+        n = 0
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
             w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
@@ -196,36 +219,88 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                     region = _mix(element + np.uint64(nu + 1) * _G_NU
                                   + np.uint64(rho + 1) * _G_RHO)
                     l_first = _first_new_step(r_start, height, n_steps, low)
+                    fine_height = height * _TWO_TO_MINUS_48
                     for j in range(np.int64(1) << min(rho, _MAX_CELL_BITS)):
                         w0 = w_start + j * width
                         if w0 >= weight:
                             break
                         column = region + np.uint64(j + 1) * _G_W
-                        for l in range(l_first, n_steps):
-                            r0 = r_start + l * height
-                            if r0 >= rank_bound:
-                                break
-                            if r0 + height < low:
-                                continue
-                            cell = _mix(column + np.uint64(l + 1) * _G_R)
-                            count_word = np.int64(cell >> _U11)
-                            q = 0
-                            while count_word >= count_thresholds[q]:
-                                q += 1
-                                h = _mix(cell + np.uint64(q) * _G_Q)
-                                # Rank and tag computed before the tests, which
-                                # are then one branch: the words are cheaper
-                                # than the mispredicted branches.
-                                rank = r0 + height * _unit(_mix(h ^ _C_RANK))
-                                tag = _mix(h ^ _C_BUCKET)
-                                bucket = ((tag & _LOW32) * k) >> _U32
-                                if ((w0 + width * _unit(h) < weight) & (rank < rank_bound)
-                                        & (rank >= low) & (rank < best[bucket])):
-                                    best[bucket] = rank
-                                    positions[bucket] = e
-                                    keys[bucket] = tag >> _U32
+                        w_threshold = _weight_threshold(weight, w0, width)
+                        l = l_first
+                        more = True
+                        while more:
+                            # The darts of a run of cells are listed first, with
+                            # no branch on their counts, then thrown in one loop:
+                            # a loop per cell mispredicts its random length.
+                            while n < _FILL:
+                                if l >= n_steps:
+                                    more = False
+                                    break
+                                r0 = r_start + l * height
+                                if r0 >= rank_bound:
+                                    more = False
+                                    break
+                                l += 1
+                                if r0 + height < low:
+                                    continue
+                                cell = _mix(column + np.uint64(l) * _G_R)
+                                count_word = np.int64(cell >> _U11)
+                                for q in range(3):
+                                    slot_z[n + q] = cell + np.uint64(q + 1) * _G_Q
+                                    slot_r0[n + q] = r0
+                                    slot_h[n + q] = fine_height
+                                    slot_t[n + q] = w_threshold
+                                n += ((count_word >= count_thresholds[0])
+                                      + (count_word >= count_thresholds[1])
+                                      + (count_word >= count_thresholds[2]))
+                                q = 3
+                                while count_word >= count_thresholds[q]:
+                                    q += 1
+                                    slot_z[n] = cell + np.uint64(q) * _G_Q
+                                    slot_r0[n] = r0
+                                    slot_h[n] = fine_height
+                                    slot_t[n] = w_threshold
+                                    n += 1
+                            if more:
+                                n = _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound,
+                                           low, best, positions, keys)
                 rho += 1
             nu += 1
+        _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positions, keys)
+
+
+@kernel
+def _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positions, keys):
+    """Throw the ``n`` listed darts of entry ``e``; 0 (the darts left listed)."""
+    k = np.uint64(best.size)
+    for i in range(n):
+        z = slot_z[i]
+        a = _mix(z)
+        b = _mix(z ^ _C_B)
+        rank = slot_r0[i] + np.float64(np.int64(b >> _U16)) * slot_h[i]
+        word = ((a & _LOW16) << _U16) | (b & _LOW16)
+        bucket = (word * k) >> _U32
+        # Selects, not branches: about half the darts pass, at random.
+        held = best[bucket]
+        win = ((np.int64(a >> _U16) < slot_t[i]) & (rank < rank_bound)
+               & (rank >= low) & (rank < held))
+        best[bucket] = rank if win else held
+        positions[bucket] = e if win else positions[bucket]
+        keys[bucket] = a if win else keys[bucket]
+    return 0
+
+
+@kernel
+def _weight_threshold(weight, w0, width):
+    """Steps of a column (of ``2**48``) whose darts pass under ``weight``.
+
+    A dart at step ``u`` passes iff ``u < ceil((weight - w0) / width * 2**48)``,
+    a count that grows with ``weight``: each dart passes above a weight of
+    its own, the same for every row.
+    """
+    if w0 + width <= weight:
+        return np.int64(_ALL_STEPS)
+    return np.int64(math.ceil((weight - w0) / width * _TWO_TO_48))
 
 
 @kernel
