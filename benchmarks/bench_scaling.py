@@ -19,7 +19,9 @@ entries of the same sector rows, hashing each entry. No transform can scale
 better than these. A third figure bounds the FFT sketches: J threads against
 one of the FFT work of one TensorSketch chunk (``scipy.fft.rfft`` of two
 421 x 512 float32 arrays, their product and ``irfft``, each thread on its own
-arrays, allocating its results as scipy.fft does). Run::
+arrays, allocating its results as scipy.fft does); a fourth, memory itself: J
+threads against one of filling fresh 7 MB arrays (``np.ones``), whose pages
+the system maps at first touch, as it does every transform's output. Run::
 
     python benchmarks/bench_scaling.py [--quick] [--jobs 2] [--rows 10000 40000] [--repeats 5]
 """
@@ -82,6 +84,10 @@ def fft_chunk():
     return run
 
 
+def fresh_arrays():
+    return lambda: np.ones((421, 4096), dtype=np.float32)
+
+
 def entry_loop(X):
     indices, data = X.indices.copy(), X.data.copy()
     return lambda: _hash_entries(indices, data, 4)
@@ -139,9 +145,10 @@ def main():
     sines = np.median([thread_speedup(in_cache_sines, jobs, 4) for _ in range(5)])
     loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs, 4) for _ in range(5)])
     fft = np.median([thread_speedup(fft_chunk, jobs, 10) for _ in range(5)])
+    fresh = np.median([thread_speedup(fresh_arrays, jobs, 10) for _ in range(5)])
     print(f"ceiling: {jobs} threads vs one, in-cache np.sin {sines:.2f}x; "
           f"nogil compiled loop over the sector entries {loop:.2f}x; "
-          f"FFTs of a TensorSketch chunk {fft:.2f}x")
+          f"FFTs of a TensorSketch chunk {fft:.2f}x; fresh arrays filled {fresh:.2f}x")
     rows = []
     for name, (dataset, make) in ESTIMATORS.items():
         if args.only and not any(name.startswith(prefix) for prefix in args.only):
@@ -162,7 +169,7 @@ def main():
             print(rows[-1], flush=True)
     columns = list(rows[0])
     print(f"\nceiling ({jobs} threads vs one): np.sin {sines:.2f}x, compiled loop {loop:.2f}x, "
-          f"FFTs of a TensorSketch chunk {fft:.2f}x")
+          f"FFTs of a TensorSketch chunk {fft:.2f}x, fresh arrays filled {fresh:.2f}x")
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
     for row in rows:
