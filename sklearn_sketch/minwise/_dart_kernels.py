@@ -191,6 +191,33 @@ def _all_hit(best):
     return True
 
 
+@kernel(inline="always")
+def _list_cell(cell, r0, fine_height, w_threshold, count_thresholds, slot_z, slot_r0,
+               slot_h, slot_t, n):
+    """List the darts of one cell from slot ``n``; return the next free slot.
+
+    The cell's Poisson count is read off the word ``cell``: three slots are
+    written whatever the count (no branch), the count moves ``n`` past them.
+    """
+    count_word = np.int64(cell >> _U11)
+    for q in range(3):
+        slot_z[n + q] = cell + np.uint64(q + 1) * _G_Q
+        slot_r0[n + q] = r0
+        slot_h[n + q] = fine_height
+        slot_t[n + q] = w_threshold
+    n += ((count_word >= count_thresholds[0]) + (count_word >= count_thresholds[1])
+          + (count_word >= count_thresholds[2]))
+    q = 3
+    while count_word >= count_thresholds[q]:
+        q += 1
+        slot_z[n] = cell + np.uint64(q) * _G_Q
+        slot_r0[n] = r0
+        slot_h[n] = fine_height
+        slot_t[n] = w_threshold
+        n += 1
+    return n
+
+
 @kernel
 def _round(indices, weights, first, last, seed, tau, low, rank_bound,
            w_starts, r_starts, size_offset, sizes, count_thresholds,
@@ -198,10 +225,9 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
     """The darts of a row under its weights with ranks in ``[low, rank_bound)``.
 
     One loop nest over entries, regions (weight band ``nu``, rank band
-    ``rho``) and their cells, which calls no function taking an array: such
-    a call costs more than a cell.
+    ``rho``) and their cells; the one function it calls per cell is inlined
+    (a call taking arrays costs more than a cell).
     """
-    k = np.uint64(best.size)
     for e in range(first, last):
         weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
@@ -243,24 +269,11 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                                 l += 1
                                 if r0 + height < low:
                                     continue
-                                cell = _mix(column + np.uint64(l) * _G_R)
-                                count_word = np.int64(cell >> _U11)
-                                for q in range(3):
-                                    slot_z[n + q] = cell + np.uint64(q + 1) * _G_Q
-                                    slot_r0[n + q] = r0
-                                    slot_h[n + q] = fine_height
-                                    slot_t[n + q] = w_threshold
-                                n += ((count_word >= count_thresholds[0])
-                                      + (count_word >= count_thresholds[1])
-                                      + (count_word >= count_thresholds[2]))
-                                q = 3
-                                while count_word >= count_thresholds[q]:
-                                    q += 1
-                                    slot_z[n] = cell + np.uint64(q) * _G_Q
-                                    slot_r0[n] = r0
-                                    slot_h[n] = fine_height
-                                    slot_t[n] = w_threshold
-                                    n += 1
+                                n = _list_cell(
+                                    _mix(column + np.uint64(l) * _G_R), r0, fine_height,
+                                    w_threshold, count_thresholds, slot_z, slot_r0, slot_h,
+                                    slot_t, n,
+                                )
                             if more:
                                 n = _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound,
                                            low, best, positions, keys)
