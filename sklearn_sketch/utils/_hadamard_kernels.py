@@ -19,6 +19,9 @@ with zero rows, which change nothing in the others.
 """
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from ._numba import kernel
 
@@ -27,35 +30,82 @@ from ._numba import kernel
 _ROWS = 8
 
 
+def _butterfly_codegen(radix):
+    """The code of :func:`_radix4_vectors` (``radix`` 4) or :func:`_radix2_vectors` (2)."""
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        data = context.make_array(array_type)(context, builder, args[0]).data
+        vector_pointer = ir.VectorType(context.get_data_type(array_type.dtype), _ROWS).as_pointer()
+        align = array_type.dtype.bitwidth // 8
+        start, stride = args[1], args[2]
+        pointers = [
+            builder.bitcast(
+                builder.gep(data, [builder.add(start, builder.mul(stride, start.type(i)))]),
+                vector_pointer,
+            )
+            for i in range(radix)
+        ]
+        values = [builder.load(pointer, align=align) for pointer in pointers]
+        if radix == 2:
+            a, b = values
+            results = [builder.fadd(a, b), builder.fsub(a, b)]
+        else:
+            a, b, c, e = values
+            ab, a_b, ce, c_e = (
+                builder.fadd(a, b), builder.fsub(a, b), builder.fadd(c, e), builder.fsub(c, e)
+            )
+            results = [
+                builder.fadd(ab, ce), builder.fadd(a_b, c_e),
+                builder.fsub(ab, ce), builder.fsub(a_b, c_e),
+            ]
+        for pointer, value in zip(pointers, results):
+            builder.store(value, pointer, align=align)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+@intrinsic
+def _radix4_vectors(typingctx, buf, start, stride):
+    """Levels ``stride`` and ``2 stride`` of the ``_ROWS`` lanes at ``start``:
+    the vectors ``a, b, c, e`` of ``_ROWS`` values at ``start + i * stride``
+    become ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``.
+
+    Written as operations on LLVM vectors of ``_ROWS`` lanes (the group's
+    rows) because numba leaves LLVM's straight-line (SLP) vectorizer off,
+    and its loop vectorizer leaves a loop of ``_ROWS`` iterations scalar
+    or behind run-time overlap checks. Lane by lane these are the scalar
+    additions, in the same order (same bits). No bounds checks: the
+    callers pass ``start + 3 * stride + _ROWS <= buf.size``.
+    """
+    return types.none(buf, types.intp, types.intp), _butterfly_codegen(4)
+
+
+@intrinsic
+def _radix2_vectors(typingctx, buf, start, stride):
+    """Level ``stride`` of the ``_ROWS`` lanes at ``start``: the vectors
+    ``a, b`` at ``start`` and ``start + stride`` become ``a + b, a - b``
+    (see :func:`_radix4_vectors`)."""
+    return types.none(buf, types.intp, types.intp), _butterfly_codegen(2)
+
+
 @kernel(inline="always")
 def _radix4_pass(buf, stride):
-    """Levels ``stride`` and ``2 stride`` of the buffer, one pass: each quartet
-    ``a, b, c, e`` at that stride becomes ``(a+b)+(c+e), (a-b)+(c-e),
-    (a+b)-(c+e), (a-b)-(c-e)``, the two radix-2 levels' sums."""
+    """Levels ``stride`` and ``2 stride`` of the buffer, one pass: the two
+    radix-2 levels' sums of each quartet at that stride (a multiple of
+    ``_ROWS``)."""
     for s in range(0, buf.size, 4 * stride):
-        q0 = buf[s : s + stride]
-        q1 = buf[s + stride : s + 2 * stride]
-        q2 = buf[s + 2 * stride : s + 3 * stride]
-        q3 = buf[s + 3 * stride : s + 4 * stride]
-        for t in range(stride):
-            a, b, c, e = q0[t], q1[t], q2[t], q3[t]
-            ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
-            q0[t] = ab + ce
-            q1[t] = a_b + c_e
-            q2[t] = ab - ce
-            q3[t] = a_b - c_e
+        for t in range(s, s + stride, _ROWS):
+            _radix4_vectors(buf, t, stride)
 
 
 @kernel(inline="always")
 def _radix2_pass(buf, stride):
     """Level ``stride`` of the buffer: each pair ``a, b`` becomes ``a + b, a - b``."""
     for s in range(0, buf.size, 2 * stride):
-        low = buf[s : s + stride]
-        high = buf[s + stride : s + 2 * stride]
-        for t in range(stride):
-            a, b = low[t], high[t]
-            low[t] = a + b
-            high[t] = a - b
+        for t in range(s, s + stride, _ROWS):
+            _radix2_vectors(buf, t, stride)
 
 
 @kernel(inline="always")
