@@ -20,7 +20,7 @@ with zero rows, which change nothing in the others.
 
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from ._numba import kernel
@@ -28,6 +28,8 @@ from ._numba import kernel
 # Rows per interleaved group: a vector register's worth of float32 values,
 # and few enough that a group's buffer stays in the cache at every width.
 _ROWS = 8
+# A shuffle's lane indices (an LLVM constant vector).
+_MASK = ir.VectorType(ir.IntType(32), _ROWS)
 
 
 def _butterfly_codegen(radix):
@@ -88,6 +90,67 @@ def _radix2_vectors(typingctx, buf, start, stride):
     ``a, b`` at ``start`` and ``start + stride`` become ``a + b, a - b``
     (see :func:`_radix4_vectors`)."""
     return types.none(buf, types.intp, types.intp), _butterfly_codegen(2)
+
+
+def _transposed(builder, vectors):
+    """The ``_ROWS`` x ``_ROWS`` transpose of ``vectors`` (lane ``k`` of
+    vector ``j`` becomes lane ``j`` of vector ``k``), by swapping the
+    off-diagonal blocks of half, a quarter, ... of the lanes."""
+    vectors = list(vectors)
+    half = _ROWS // 2
+    while half:
+        for j in range(_ROWS):
+            if j & half:
+                continue
+            low, high = vectors[j], vectors[j + half]
+            low_mask = [k if not k & half else _ROWS + k - half for k in range(_ROWS)]
+            high_mask = [k + half if not k & half else _ROWS + k for k in range(_ROWS)]
+            vectors[j] = builder.shuffle_vector(low, high, _MASK(low_mask))
+            vectors[j + half] = builder.shuffle_vector(low, high, _MASK(high_mask))
+        half //= 2
+    return vectors
+
+
+def _scaled_tile_codegen(context, builder, signature, args):
+    """The code of :func:`_scaled_tile`."""
+    buf_type, scales_type, _, out_type = signature.args[:4]
+    buf, scales, j, out, first, n_real, column = args
+    dtype = context.get_data_type(buf_type.dtype)
+    align = buf_type.dtype.bitwidth // 8
+    vector_pointer = ir.VectorType(dtype, _ROWS).as_pointer()
+    buf_data = context.make_array(buf_type)(context, builder, buf).data
+    scales_data = context.make_array(scales_type)(context, builder, scales).data
+    vectors = []
+    for i in range(_ROWS):
+        index = builder.add(j, j.type(i))
+        pointer = builder.gep(buf_data, [builder.mul(index, index.type(_ROWS))])
+        vector = builder.load(builder.bitcast(pointer, vector_pointer), align=align)
+        scale = builder.load(builder.gep(scales_data, [index]), align=align)
+        splat = builder.insert_element(ir.VectorType(dtype, _ROWS)(None), scale, j.type(0))
+        splat = builder.shuffle_vector(splat, splat, _MASK([0] * _ROWS))
+        vectors.append(builder.fmul(vector, splat))
+    out_array = context.make_array(out_type)(context, builder, out)
+    for k, row in enumerate(_transposed(builder, vectors)):
+        with builder.if_then(builder.icmp_signed("<", n_real.type(k), n_real)):
+            pointer = cgutils.get_item_pointer(
+                context, builder, out_type, out_array,
+                [builder.add(first, first.type(k)), column], wraparound=False,
+            )
+            builder.store(row, builder.bitcast(pointer, vector_pointer), align=align)
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _scaled_tile(typingctx, buf, scales, j, out, first, n_real, column):
+    """Values ``j .. j + _ROWS`` of the group's rows ``k < n_real``, times
+    ``scales``, into ``out[first + k, column ...]``: a tile of the buffer loaded as vectors,
+    each multiplied by its scale, transposed in registers and stored as
+    rows (see :func:`_radix4_vectors` for why LLVM vectors). The products
+    are the scalar ``buf * scale``. No bounds checks: the callers pass
+    places that ``out`` holds.
+    """
+    signature = types.none(buf, scales, types.intp, out, types.intp, types.intp, types.intp)
+    return signature, _scaled_tile_codegen
 
 
 @kernel(inline="always")
@@ -177,10 +240,15 @@ def _scale(buf, diagonal):
 @kernel(inline="always")
 def _store_scaled(buf, scales, out, first, n_rows, column, start, stop):
     """``out[first + k, column + j] = buf's row k, value j, * scales[j]`` for
-    ``start <= j < stop``, real rows only."""
-    for k in range(min(_ROWS, n_rows - first)):
+    ``start <= j < stop``, real rows only: whole tiles of ``_ROWS`` values
+    through :func:`_scaled_tile`, the rest one by one."""
+    n_real = min(_ROWS, n_rows - first)
+    end = start + (stop - start) // _ROWS * _ROWS
+    for j in range(start, end, _ROWS):
+        _scaled_tile(buf, scales, j, out, first, n_real, column + j)
+    for k in range(n_real):
         row = out[first + k]
-        for j in range(start, stop):
+        for j in range(end, stop):
             row[column + j] = buf[j * _ROWS + k] * scales[j]
 
 
@@ -191,8 +259,10 @@ def _store_features(buf, scales, out, first, n_rows, offset, n_pairs):
     if ``c < n_pairs``, and to column ``n_pairs + c`` if ``out`` has it.
 
     A second place is filled by copying the row's values from the first
-    (contiguous, in cache); only values without a first place are scaled
-    again from the buffer.
+    (contiguous, in cache): storing both places from the registers writes
+    twice as many rows of the output at once, which the core's cache
+    holds less well. Only values without a first place are scaled again
+    from the buffer.
     """
     width = scales.size
     n_first = min(max(n_pairs - offset, 0), width)
