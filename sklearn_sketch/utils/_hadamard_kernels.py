@@ -258,23 +258,15 @@ def _store_features(buf, scales, out, first, n_rows, offset, n_pairs):
     layout of the features: projection ``c`` goes to column ``c`` of ``out``
     if ``c < n_pairs``, and to column ``n_pairs + c`` if ``out`` has it.
 
-    A second place is filled by copying the row's values from the first
-    (contiguous, in cache): storing both places from the registers writes
-    twice as many rows of the output at once, which the core's cache
-    holds less well. Only values without a first place are scaled again
-    from the buffer.
+    One sweep of tiles per place: storing both places from the same tile
+    writes twice as many rows of the output at once, which the core's cache
+    holds less well, and copying the first place's values reads them back.
     """
     width = scales.size
     n_first = min(max(n_pairs - offset, 0), width)
     n_second = min(max(out.shape[1] - n_pairs - offset, 0), width)
-    n_copied = min(n_first, n_second)
     _store_scaled(buf, scales, out, first, n_rows, offset, 0, n_first)
-    second = n_pairs + offset
-    for k in range(min(_ROWS, n_rows - first)):
-        row = out[first + k]
-        for j in range(n_copied):
-            row[second + j] = row[offset + j]
-    _store_scaled(buf, scales, out, first, n_rows, second, n_copied, n_second)
+    _store_scaled(buf, scales, out, first, n_rows, n_pairs + offset, 0, n_second)
 
 
 @kernel
