@@ -12,10 +12,20 @@ its thread count; the butterflies also need far fewer additions.)
 
 Rows go through in groups of ``_ROWS``, interleaved in a buffer that stays
 in the core's cache: value ``j`` of the group's row ``k`` at
-``j * _ROWS + k``. Every level then runs over contiguous runs of at least
-``_ROWS`` values, which the compiler vectorizes, and the diagonal products
-between transforms fill or empty the buffer. A last, partial group is padded
-with zero rows, which change nothing in the others.
+``j * _ROWS + k``. Every butterfly then pairs two vectors of ``_ROWS``
+lanes, one lane per row, and the diagonal products between transforms fill
+or empty the buffer. A last, partial group is padded with zero rows, which
+change nothing in the others.
+
+The butterflies, and the 8 x 8 tiles that carry the scaled projections from
+the buffer to the rows of the output, are written as operations on LLVM
+vectors (numba intrinsics: ``_radix4_vectors``, ``_scaled_tile``): numba
+runs LLVM's loop vectorizer but not its straight-line one, and the loop
+vectorizer leaves a loop of ``_ROWS`` iterations (the first two levels)
+scalar or behind run-time overlap checks, and a strided read per value
+(the output's rows) scalar. Lane by lane the vector operations are the
+scalar additions and products, in the same order, so the bits do not
+depend on them.
 """
 
 import numpy as np
