@@ -29,11 +29,8 @@ depend on them.
 """
 
 import numpy as np
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
-from ._numba import kernel
+from ._numba import cgutils, intrinsic, ir, kernel, types
 
 # Rows per interleaved group: a vector register's worth of float32 values,
 # and few enough that a group's buffer stays in the cache at every width.

@@ -19,12 +19,21 @@ by later processes. Two cases where numba itself would fail or surprise:
 
 No ``parallel=True`` (the package's chunk engine runs kernels in its own
 threads, see ``utils._chunking``) and no ``fastmath`` (it changes results).
+
+It is also the one home of the other numba and llvmlite names the kernel
+modules use: ``intrinsic`` (with ``ir``, ``types`` and ``cgutils``) for the
+few operations written as LLVM vector code (``utils._hadamard_kernels``).
 """
 
 import os
 import warnings
 
 import numba
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+__all__ = ["CACHE_VARIABLE", "cgutils", "intrinsic", "ir", "kernel", "types"]
 
 CACHE_VARIABLE = "SKLEARN_SKETCH_KERNEL_CACHE"
 _warned = False
