@@ -238,22 +238,21 @@ def test_jobs_sharing_a_chunk_give_the_same_bits(params, dtype, monkeypatch):
             np.testing.assert_array_equal(Z.data, outputs[0].data)
 
 
-def test_a_failing_projection_job_raises_without_hanging_the_jobs(monkeypatch):
-    # Each job computes its own slice of the projection's columns: when one
-    # fails, the others stop taking slices and the error reaches the caller.
+def test_a_failing_projection_group_raises_without_hanging_the_jobs(monkeypatch):
+    # The jobs add their groups' products in group order: when one group
+    # fails, the jobs waiting for its turn stop and the error reaches the
+    # caller.
     from sklearn_sketch.minwise import _projection
 
-    original = _projection.run_in_threads
+    original = _projection._times_generated_rows
 
-    def failing_second_slice(function, items, n_jobs):
-        def run(bounds):
-            if bounds[0] > 0:
-                raise ValueError("slice failed")
-            return function(bounds)
+    def failing(part, generate, seed, first_block, n_columns, n_jobs=1):
+        if first_block == 1:
+            raise ValueError("group 1 failed")
+        return original(part, generate, seed, first_block, n_columns, n_jobs)
 
-        return original(run, items, n_jobs)
-
-    monkeypatch.setattr(_projection, "run_in_threads", failing_second_slice)
+    monkeypatch.setattr(_projection, "_times_generated_rows", failing)
+    monkeypatch.setattr(_projection, "PROJECTION_BLOCK_BYTES", 1)
     X = sp.random(50, 3000, density=0.05, format="csr", random_state=0)
-    with pytest.raises(ValueError, match="slice failed"):
-        _projection.project(X, "gaussian", 3, 64, n_jobs=2)
+    with pytest.raises(ValueError, match="group 1 failed"):
+        _projection.project(X, "gaussian", 3, 16, n_jobs=2)
