@@ -16,7 +16,7 @@ from ..utils._chunking import (
     run_in_threads,
 )
 from ..utils._compat import StrOptions
-from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
+from ..utils._hashing import bbit_word, draw_multiply_shift, draw_polynomial_hashes
 from ..utils._sparse import dense_to_csr, gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
@@ -25,6 +25,7 @@ from ..utils._validation import (
 )
 from ._one_hot import (
     OneHotOutputMixin,
+    block_starts,
     output_indptr,
     write_codes,
 )
@@ -36,6 +37,7 @@ from ._positions import (
     densification_tables,
     minwise_positions,
     nnz_chunks,
+    oph_codes,
     oph_positions,
 )
 from ._projection import FEATURE_BLOCK, PROJECTIONS, project
@@ -409,8 +411,11 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         hash values of a piece's entries are its only temporary, unless the
         positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
-        sqrt(k)`` (the resemblance kernel's values).
+        sqrt(k)`` (the resemblance kernel's values). One-permutation hashing
+        without ``positions`` writes the codes (and values) in the same pass
+        as the bin minima where it can (:func:`oph_codes`).
         """
+        tables = None
         if self.hashing == "oph":
             tables = densification_tables(self.probe_coefficients_, self.n_components)
         # Nonempty rows before each row: where a piece's rows go.
@@ -426,11 +431,39 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(MAX_CHUNK_NNZ, -(-int(work[-1]) // n_jobs))
 
+        hash_piece = self._piece_hasher(
+            X, codes, done, tables, positions, positions_fit, constant_values
+        )
+        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
+        run_in_threads(hash_piece, pieces, n_jobs)
+
+    def _piece_hasher(
+        self, X, codes, done, tables, positions, positions_fit, constant_values
+    ):
+        """The function that hashes and codes a piece of rows (see ``_hash_and_code``)."""
+        k, width = self.n_components, self._block_width
+        value = 1.0 / np.sqrt(k)
+        # One pass from the entries to the output columns where the codes
+        # are computed in a 32-bit word (or are the locations): core2 needs
+        # the positions themselves.
+        fused = (
+            self.hashing == "oph" and positions is None
+            and (self.b_bits is None or bbit_word(self.b_bits, X.shape[1])[0] == 32)
+        )
+        offsets = block_starts(k, width)
+
         def hash_piece(piece):
             start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
             rows = slice(done[start], done[stop])
+            if fused:
+                oph_codes(
+                    indices, indptr, self.hash_coefficients_[0], tables,
+                    self.bucket_coefficients_, self.b_bits, offsets, codes[rows],
+                    None if constant_values is None else constant_values[rows], value,
+                )
+                return
             out = codes[rows]
             if positions is not None:
                 out = positions[rows]
@@ -442,11 +475,10 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                 permutation = self.hash_coefficients_[0]
                 oph_positions(indices, indptr, permutation, tables, out=out)
             write_codes(
-                X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
-                X.shape[1], codes[rows], positions=out,
+                X.indices, self.bucket_coefficients_, self.b_bits, width, X.shape[1],
+                codes[rows], positions=out,
             )
             if constant_values is not None:
-                constant_values[rows] = 1.0 / np.sqrt(self.n_components)
+                constant_values[rows] = value
 
-        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
-        run_in_threads(hash_piece, pieces, n_jobs)
+        return hash_piece

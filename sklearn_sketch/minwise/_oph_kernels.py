@@ -6,7 +6,8 @@ never calls a jitted function of another module, since numba checks only
 the caller's file when it decides a cached compile is stale), and the
 densification tables of ``_positions``, which validates and prepares every
 argument. Each loop is a pass over the rows: bin minima and densification
-of one-permutation hashing, or the minima of ``k`` independent hashes.
+of one-permutation hashing (to positions, or straight to the output's
+columns and values), or the minima of ``k`` independent hashes.
 Positions are absolute: those of ``indptr``, whose first value is the
 position of the first entry of the value arrays.
 """
@@ -33,9 +34,77 @@ def _oph_positions(
     into the next row of ``out``, an empty bin that of the bin its probe
     sequence hits first (:func:`_densify_row`).
     """
-    n_bins = probe_table.shape[1]
-    n_bins_64 = np.uint64(n_bins)
+    scratch = _oph_scratch(probe_table.shape[1])
+    best, source = scratch[0], scratch[2]
     base = indptr[0]
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        n_filled = _oph_row(
+            hashes, start, stop, probe_table, probing_bins, attempts, bounds,
+            sparse_bins, scratch,
+        )
+        first = base + start
+        out_row = out[row]
+        for j in range(out_row.size):
+            out_row[j] = first + np.int64(best[source[j]] & _LOW32)
+        _reset_row(scratch, n_filled)
+        row += 1
+
+
+@kernel
+def _oph_codes(
+    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    coefficients, b_bits, offsets, value, codes, values,
+):
+    """:func:`_oph_positions` writing each bin's output column (and value) at once.
+
+    The column of bin ``j`` is the b-bit code of its location
+    ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
+    word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. ``values``,
+    when it has rows, gets ``value`` in every bin. The code is that of
+    ``utils._hash_kernels._bbit_code`` with ``word == 32``, written out here
+    because a kernel calls jitted functions of its own module only (the
+    tests compare the two bit for bit); the wrapper calls this kernel only
+    where the 32-bit word applies.
+    """
+    scratch = _oph_scratch(probe_table.shape[1])
+    best, source = scratch[0], scratch[2]
+    a32 = coefficients[:, 0] & _LOW32
+    b32 = coefficients[:, 1] & _LOW32
+    shift = _U32 - np.uint64(b_bits)
+    keep = b_bits == 0
+    with_values = values.shape[0] > 0
+    base = indptr[0]
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        n_filled = _oph_row(
+            hashes, start, stop, probe_table, probing_bins, attempts, bounds,
+            sparse_bins, scratch,
+        )
+        out_row = codes[row]
+        if keep:
+            for j in range(out_row.size):
+                location = np.uint64(indices[start + np.int64(best[source[j]] & _LOW32)])
+                out_row[j] = location + offsets[j]
+        else:
+            for j in range(out_row.size):
+                location = np.uint64(indices[start + np.int64(best[source[j]] & _LOW32)])
+                out_row[j] = (((a32[j] * location + b32[j]) & _LOW32) >> shift) + offsets[j]
+        if with_values:
+            values[row, :] = value
+        _reset_row(scratch, n_filled)
+        row += 1
+
+
+@kernel(inline="always")
+def _oph_scratch(n_bins):
+    """The per-row work arrays of :func:`_oph_row`, in their empty state."""
     # (hash, offset in the row) packed in one uint64: its minimum is the
     # bin's entry, found without a branch. The bins a row fills are listed
     # as it fills them, and only those are reset after it: a row touches
@@ -46,36 +115,48 @@ def _oph_positions(
     filled = np.zeros(n_bins, dtype=np.uint32)
     source = np.empty(n_bins, dtype=np.uint32)
     pending = np.empty(n_bins, dtype=np.uint32)
-    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
     # One spare slot: every entry writes its bin to the next slot, which
     # only a bin filled for the first time keeps.
     filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
-    row = 0
-    for r in range(indptr.size - 1):
-        start, stop = indptr[r] - base, indptr[r + 1] - base
-        if start == stop:
-            continue
-        n_filled = 0
-        for p in range(start, stop):
-            h = np.uint64(hashes[p])
-            b = (h * n_bins_64) >> _U32
-            old = best[b]
-            best[b] = min(old, (h << _U32) | np.uint64(p - start))
-            filled_bins[n_filled] = b
-            n_filled += old == _EMPTY
-            filled[b] = 1
-        _densify_row(
-            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
-            sparse_bins, first_hits, source, pending,
-        )
-        first = base + start
-        out_row = out[row]
-        for j in range(n_bins):
-            out_row[j] = first + np.int64(best[source[j]] & _LOW32)
-        for f in filled_bins[:n_filled]:
-            best[f] = _EMPTY
-            filled[f] = 0
-        row += 1
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
+    return best, filled, source, pending, filled_bins, first_hits
+
+
+@kernel(inline="always")
+def _oph_row(
+    hashes, start, stop, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    scratch,
+):
+    """Bin minima and sources of the row ``start:stop``; returns its filled bins' count.
+
+    Afterwards ``best[source[j]] & 0xFFFFFFFF`` is the offset in the row of
+    bin ``j``'s entry.
+    """
+    best, filled, source, pending, filled_bins, first_hits = scratch
+    n_bins_64 = np.uint64(filled.size)
+    n_filled = 0
+    for p in range(start, stop):
+        h = np.uint64(hashes[p])
+        b = (h * n_bins_64) >> _U32
+        old = best[b]
+        best[b] = min(old, (h << _U32) | np.uint64(p - start))
+        filled_bins[n_filled] = b
+        n_filled += old == _EMPTY
+        filled[b] = 1
+    _densify_row(
+        filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+        sparse_bins, first_hits, source, pending,
+    )
+    return n_filled
+
+
+@kernel(inline="always")
+def _reset_row(scratch, n_filled):
+    """Empty the bins a row filled (its first ``n_filled`` listed bins)."""
+    best, filled, filled_bins = scratch[0], scratch[1], scratch[4]
+    for f in filled_bins[:n_filled]:
+        best[f] = _EMPTY
+        filled[f] = 0
 
 
 @kernel

@@ -135,6 +135,53 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     return _run_binned(_oph_positions, (hashes,), indptr, tables, out)
 
 
+def oph_codes(
+    indices, indptr, hash_coefficients, tables, code_coefficients, b_bits, offsets,
+    out, values=None, value=0.0,
+):
+    """One-permutation hashing straight to the output columns (and values).
+
+    What :func:`oph_positions` followed by the b-bit codes of the positions'
+    locations gives, in one pass over the rows: the positions are never
+    written. Only for codes in a 32-bit word (``bbit_word(b_bits, n_keys)``
+    is 32) or ``b_bits=None``; :func:`oph_positions` serves the others.
+
+    Parameters
+    ----------
+    indices, indptr, hash_coefficients, tables
+        As in :func:`oph_positions`.
+    code_coefficients : ndarray of shape (k, 2), dtype uint64
+        The multiply-add-shift hashes of the codes (``bbit_codes``).
+    b_bits : int or None
+    offsets : ndarray of shape (k,), dtype uint64
+        Added to the codes of bin ``j`` (the start of its block).
+    out : ndarray of shape (n_nonempty_rows, k)
+        Integer columns of the output.
+    values : ndarray of shape (n_nonempty_rows, k), default=None
+        Set to ``value`` in every bin, when given.
+
+    Returns
+    -------
+    out : ndarray of shape (n_nonempty_rows, k)
+    """
+    from ._oph_kernels import _oph_codes
+
+    if out.shape[0] == 0:
+        return out
+    n_attempts, n_bins = tables[0].shape
+    hashes = minwise_hashes(hash_coefficients[None], indices)[0]
+    if values is None:
+        values = np.empty((0, n_bins))
+    sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
+    _oph_codes(
+        hashes, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), *tables,
+        sparse_bins, np.ascontiguousarray(code_coefficients, dtype=np.uint64),
+        b_bits or 0, np.ascontiguousarray(offsets, dtype=np.uint64),
+        values.dtype.type(value), out, values,
+    )
+    return out
+
+
 def binned_positions(bin_hashes, order, indptr, tables, out=None):
     """The entry of smallest ``order`` in each bin of each row, empty bins densified.
 
