@@ -31,7 +31,6 @@ from ._one_hot import (
 )
 from ._positions import (
     BYTES_PER_PROBE,
-    MAX_CHUNK_NNZ,
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
     densification_tables,
@@ -50,6 +49,12 @@ EXTREME_EXPONENT = 60
 # Temporaries of transform per row and hash, and per row (see transform).
 _BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 384
+# Most work (entries plus, for "oph", bins) of a piece of rows hashed at
+# once: the hash values of its entries, its temporary, then come from memory
+# the allocator reuses instead of pages faulted in afresh at every transform,
+# and the jobs share many pieces, so that one slowed job holds the others up
+# little.
+_MAX_PIECE_WORK = 1 << 17
 # Peak bytes per generated projection entry (raw bits, uniforms, float32
 # values and their float64 copy), for the size check of fit.
 _BYTES_PER_GENERATED_ENTRY = 24
@@ -407,7 +412,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``codes[i, j]`` is the output column of the location chosen by hash
         ``j`` in the nonempty row number ``i``; with ``positions``, its
         position in ``X.data`` is written there too. The rows are hashed by
-        pieces of about equal work, at most ``MAX_CHUNK_NNZ`` entries (the
+        pieces of about equal work, at most ``_MAX_PIECE_WORK`` (the
         hash values of a piece's entries are its only temporary, unless the
         positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
@@ -429,7 +434,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # much as the entries on short rows. The work bounds the entries.
         bins = self.n_components if self.hashing == "oph" else 1
         work = (X.indptr - X.indptr[0]) + bins * done
-        max_work = min(MAX_CHUNK_NNZ, -(-int(work[-1]) // n_jobs))
+        max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
 
         hash_piece = self._piece_hasher(
             X, codes, done, tables, positions, positions_fit, constant_values
