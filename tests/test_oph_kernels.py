@@ -133,7 +133,9 @@ def test_oph_positions_match_the_reference(
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("code_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("value_dtype", [np.float32, np.float64, None])
-@pytest.mark.parametrize("n_components, b_bits", [(1, 8), (7, 1), (64, 17), (300, None)])
+@pytest.mark.parametrize(
+    "n_components, b_bits", [(1, 8), (7, 1), (64, 17), (300, None)]
+)
 def test_oph_codes_are_the_codes_of_the_oph_positions(
     index_dtype, code_dtype, value_dtype, n_components, b_bits
 ):
@@ -144,7 +146,8 @@ def test_oph_codes_are_the_codes_of_the_oph_positions(
     indices, indptr = _rows(n_components + 1, n_features, index_dtype)
     rng = np.random.RandomState(n_components)
     permutation = draw_multiply_shift(rng, 1)[0]
-    tables = _positions.densification_tables(draw_polynomial_hashes(rng, 1, 2)[0], n_components)
+    probe_hash = draw_polynomial_hashes(rng, 1, 2)[0]
+    tables = _positions.densification_tables(probe_hash, n_components)
     coefficients = draw_multiply_shift(rng, n_components)
     width = 2**b_bits if b_bits else n_features
     offsets = np.arange(n_components, dtype=np.uint64) * np.uint64(width)

@@ -445,7 +445,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     def _piece_hasher(
         self, X, codes, done, tables, positions, positions_fit, constant_values
     ):
-        """The function that hashes and codes a piece of rows (see ``_hash_and_code``)."""
+        """The function hashing and coding a piece of rows (``_hash_and_code``)."""
         k, width = self.n_components, self._block_width
         value = 1.0 / np.sqrt(k)
         # One pass from the entries to the output columns where the codes

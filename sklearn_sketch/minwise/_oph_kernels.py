@@ -64,7 +64,8 @@ def _oph_codes(
     The column of bin ``j`` is the b-bit code of its location
     ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
     word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. ``values``,
-    when it has rows, gets ``value`` in every bin. The code is that of
+    when it has the rows of ``codes``, gets ``value`` in every bin (else it
+    is a one-row scratch). The code is that of
     ``utils._hash_kernels._bbit_code`` with ``word == 32``, written out here
     because a kernel calls jitted functions of its own module only (the
     tests compare the two bit for bit); the wrapper calls this kernel only
@@ -76,7 +77,8 @@ def _oph_codes(
     b32 = coefficients[:, 1] & _LOW32
     shift = _U32 - np.uint64(b_bits)
     keep = b_bits == 0
-    with_values = values.shape[0] > 0
+    # Without values, every row writes them to a one-row scratch.
+    with_values = values.shape[0] == codes.shape[0]
     base = indptr[0]
     row = 0
     for r in range(indptr.size - 1):
@@ -88,16 +90,19 @@ def _oph_codes(
             sparse_bins, scratch,
         )
         out_row = codes[row]
+        value_row = values[row if with_values else 0]
+        row_indices = indices[start:stop]
         if keep:
             for j in range(out_row.size):
-                location = np.uint64(indices[start + np.int64(best[source[j]] & _LOW32)])
+                location = np.uint64(row_indices[best[source[j]] & _LOW32])
                 out_row[j] = location + offsets[j]
+                value_row[j] = value
         else:
             for j in range(out_row.size):
-                location = np.uint64(indices[start + np.int64(best[source[j]] & _LOW32)])
-                out_row[j] = (((a32[j] * location + b32[j]) & _LOW32) >> shift) + offsets[j]
-        if with_values:
-            values[row, :] = value
+                location = np.uint64(row_indices[best[source[j]] & _LOW32])
+                hashed = (a32[j] * location + b32[j]) & _LOW32
+                out_row[j] = (hashed >> shift) + offsets[j]
+                value_row[j] = value
         _reset_row(scratch, n_filled)
         row += 1
 

@@ -171,7 +171,7 @@ def oph_codes(
     n_attempts, n_bins = tables[0].shape
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     if values is None:
-        values = np.empty((0, n_bins))
+        values = np.empty((1, n_bins))
     sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
     _oph_codes(
         hashes, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), *tables,
