@@ -94,7 +94,8 @@ def phases(X, k, repeats):
     def one_pass():
         _positions.oph_codes(
             X.indices, X.indptr, hasher.hash_coefficients_[0], tables,
-            hasher.bucket_coefficients_, 8, block_starts(k, 256), codes, values,
+            hasher.bucket_coefficients_, 8, X.shape[1], block_starts(k, 256), codes,
+            values,
             1.0 / np.sqrt(k),
         )
 

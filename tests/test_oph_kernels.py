@@ -162,12 +162,20 @@ def test_oph_codes_are_the_codes_of_the_oph_positions(
         out = np.full(positions.shape, -1, dtype=code_dtype)
         values = None if value_dtype is None else np.zeros(positions.shape, value_dtype)
         _positions.oph_codes(
-            rows, part, permutation, tables, coefficients, b_bits, offsets, out,
-            values, 0.25,
+            rows, part, permutation, tables, coefficients, b_bits, n_features, offsets,
+            out, values, 0.25,
         )
         np.testing.assert_array_equal(out, expected)
         if values is not None:
             assert (values == 0.25).all()
+    if b_bits is not None:
+        # Keys too wide for the 32-bit word: refused (the positions path
+        # serves them).
+        with pytest.raises(ValueError, match="64-bit word"):
+            _positions.oph_codes(
+                indices, indptr, permutation, tables, coefficients, b_bits, 2**33,
+                offsets, out,
+            )
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])

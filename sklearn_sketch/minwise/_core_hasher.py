@@ -16,7 +16,7 @@ from ..utils._chunking import (
     run_in_threads,
 )
 from ..utils._compat import StrOptions
-from ..utils._hashing import bbit_word, draw_multiply_shift, draw_polynomial_hashes
+from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
 from ..utils._sparse import dense_to_csr, gather
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
@@ -33,6 +33,7 @@ from ._positions import (
     BYTES_PER_PROBE,
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
+    codes_in_one_pass,
     densification_tables,
     minwise_positions,
     nnz_chunks,
@@ -453,7 +454,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # the positions themselves.
         fused = (
             self.hashing == "oph" and positions is None
-            and (self.b_bits is None or bbit_word(self.b_bits, X.shape[1])[0] == 32)
+            and codes_in_one_pass(self.b_bits, X.shape[1])
         )
         offsets = block_starts(k, width)
 
@@ -465,7 +466,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             if fused:
                 oph_codes(
                     indices, indptr, self.hash_coefficients_[0], tables,
-                    self.bucket_coefficients_, self.b_bits, offsets, codes[rows],
+                    self.bucket_coefficients_, self.b_bits, X.shape[1], offsets,
+                    codes[rows],
                     None if constant_values is None else constant_values[rows], value,
                 )
                 return
