@@ -34,24 +34,11 @@ def _oph_positions(
     into the next row of ``out``, an empty bin that of the bin its probe
     sequence hits first (:func:`_densify_row`).
     """
-    scratch = _oph_scratch(probe_table.shape[1])
-    best, source = scratch[0], scratch[2]
-    base = indptr[0]
-    row = 0
-    for r in range(indptr.size - 1):
-        start, stop = indptr[r] - base, indptr[r + 1] - base
-        if start == stop:
-            continue
-        n_filled = _oph_row(
-            hashes, start, stop, probe_table, probing_bins, attempts, bounds,
-            sparse_bins, scratch,
-        )
-        first = base + start
-        out_row = out[row]
-        for j in range(out_row.size):
-            out_row[j] = first + np.int64(best[source[j]] & _LOW32)
-        _reset_row(scratch, n_filled)
-        row += 1
+    no_codes = np.empty((0, 2), dtype=np.uint64)
+    _oph_rows(
+        hashes, indptr, indptr, probe_table, probing_bins, attempts, bounds,
+        sparse_bins, no_codes, -1, no_codes[:, 0], 0.0, out, np.empty((1, 1)),
+    )
 
 
 @kernel
@@ -71,45 +58,20 @@ def _oph_codes(
     tests compare the two bit for bit); the wrapper calls this kernel only
     where the 32-bit word applies.
     """
-    scratch = _oph_scratch(probe_table.shape[1])
-    best, source = scratch[0], scratch[2]
-    a32 = coefficients[:, 0] & _LOW32
-    b32 = coefficients[:, 1] & _LOW32
-    shift = _U32 - np.uint64(b_bits)
-    keep = b_bits == 0
-    # Without values, every row writes them to a one-row scratch.
-    with_values = values.shape[0] == codes.shape[0]
-    base = indptr[0]
-    row = 0
-    for r in range(indptr.size - 1):
-        start, stop = indptr[r] - base, indptr[r + 1] - base
-        if start == stop:
-            continue
-        n_filled = _oph_row(
-            hashes, start, stop, probe_table, probing_bins, attempts, bounds,
-            sparse_bins, scratch,
-        )
-        out_row = codes[row]
-        value_row = values[row if with_values else 0]
-        row_indices = indices[start:stop]
-        if keep:
-            for j in range(out_row.size):
-                location = np.uint64(row_indices[best[source[j]] & _LOW32])
-                out_row[j] = location + offsets[j]
-                value_row[j] = value
-        else:
-            for j in range(out_row.size):
-                location = np.uint64(row_indices[best[source[j]] & _LOW32])
-                hashed = (a32[j] * location + b32[j]) & _LOW32
-                out_row[j] = (hashed >> shift) + offsets[j]
-                value_row[j] = value
-        _reset_row(scratch, n_filled)
-        row += 1
+    _oph_rows(
+        hashes, indices, indptr, probe_table, probing_bins, attempts, bounds,
+        sparse_bins, coefficients, b_bits, offsets, value, codes, values,
+    )
 
 
-@kernel(inline="always")
-def _oph_scratch(n_bins):
-    """The per-row work arrays of :func:`_oph_row`, in their empty state."""
+@kernel
+def _oph_rows(
+    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    coefficients, b_bits, offsets, value, out, values,
+):
+    """The loop of :func:`_oph_positions` (``b_bits < 0``) and :func:`_oph_codes`."""
+    n_bins = probe_table.shape[1]
+    n_bins_64 = np.uint64(n_bins)
     # (hash, offset in the row) packed in one uint64: its minimum is the
     # bin's entry, found without a branch. The bins a row fills are listed
     # as it fills them, and only those are reset after it: a row touches
@@ -120,48 +82,65 @@ def _oph_scratch(n_bins):
     filled = np.zeros(n_bins, dtype=np.uint32)
     source = np.empty(n_bins, dtype=np.uint32)
     pending = np.empty(n_bins, dtype=np.uint32)
+    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
     # One spare slot: every entry writes its bin to the next slot, which
     # only a bin filled for the first time keeps.
     filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
-    first_hits = np.full(n_bins, _EMPTY, dtype=np.uint64)
-    return best, filled, source, pending, filled_bins, first_hits
+    # Without values, every row writes them to a one-row scratch.
+    with_values = values.shape[0] == out.shape[0]
+    base = indptr[0]
+    row = 0
+    for r in range(indptr.size - 1):
+        start, stop = indptr[r] - base, indptr[r + 1] - base
+        if start == stop:
+            continue
+        n_filled = 0
+        for p in range(start, stop):
+            h = np.uint64(hashes[p])
+            b = (h * n_bins_64) >> _U32
+            old = best[b]
+            best[b] = min(old, (h << _U32) | np.uint64(p - start))
+            filled_bins[n_filled] = b
+            n_filled += old == _EMPTY
+            filled[b] = 1
+        _densify_row(
+            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+            sparse_bins, first_hits, source, pending,
+        )
+        # The offset in the row of bin j's entry: best[source[j]] & _LOW32.
+        out_row = out[row]
+        if b_bits < 0:
+            first = base + start
+            for j in range(n_bins):
+                out_row[j] = first + np.int64(best[source[j]] & _LOW32)
+        else:
+            _write_codes(
+                best, source, indices[start:stop], coefficients, b_bits, offsets,
+                value, out_row, values[row if with_values else 0],
+            )
+        for f in filled_bins[:n_filled]:
+            best[f] = _EMPTY
+            filled[f] = 0
+        row += 1
 
 
 @kernel(inline="always")
-def _oph_row(
-    hashes, start, stop, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    scratch,
+def _write_codes(
+    best, source, row_indices, coefficients, b_bits, offsets, value, out_row, value_row
 ):
-    """Bin minima and sources of the row ``start:stop``; returns its filled bins' count.
-
-    Afterwards ``best[source[j]] & 0xFFFFFFFF`` is the offset in the row of
-    bin ``j``'s entry.
-    """
-    best, filled, source, pending, filled_bins, first_hits = scratch
-    n_bins_64 = np.uint64(filled.size)
-    n_filled = 0
-    for p in range(start, stop):
-        h = np.uint64(hashes[p])
-        b = (h * n_bins_64) >> _U32
-        old = best[b]
-        best[b] = min(old, (h << _U32) | np.uint64(p - start))
-        filled_bins[n_filled] = b
-        n_filled += old == _EMPTY
-        filled[b] = 1
-    _densify_row(
-        filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
-        sparse_bins, first_hits, source, pending,
-    )
-    return n_filled
-
-
-@kernel(inline="always")
-def _reset_row(scratch, n_filled):
-    """Empty the bins a row filled (its first ``n_filled`` listed bins)."""
-    best, filled, filled_bins = scratch[0], scratch[1], scratch[4]
-    for f in filled_bins[:n_filled]:
-        best[f] = _EMPTY
-        filled[f] = 0
+    """One row of :func:`_oph_codes`: the column (and value) of every bin."""
+    if b_bits == 0:
+        for j in range(out_row.size):
+            location = np.uint64(row_indices[best[source[j]] & _LOW32])
+            out_row[j] = location + offsets[j]
+            value_row[j] = value
+    else:
+        shift = _U32 - np.uint64(b_bits)
+        for j in range(out_row.size):
+            location = np.uint64(row_indices[best[source[j]] & _LOW32])
+            a, b = coefficients[j, 0] & _LOW32, coefficients[j, 1] & _LOW32
+            out_row[j] = (((a * location + b) & _LOW32) >> shift) + offsets[j]
+            value_row[j] = value
 
 
 @kernel
@@ -308,18 +287,24 @@ def _settle_from_filled_bins(
 def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
     """Sources attempt by attempt over the list of the ``n_pending`` bins still empty.
 
-    Without a branch: the last probe written to a bin is its first hit, and
-    a bin that hits leaves the list. Returns the number of bins left.
+    Two attempts per visit of a bin, without a branch: the bin takes the
+    probe of the first if it hits, else that of the second (its first hit,
+    or a miss that a later visit overwrites), and leaves the list when
+    either hits. Half the visits of one attempt at a time: the list's
+    bookkeeping costs more than a probe. Returns the number of bins left.
     """
-    for t in range(probe_table.shape[0]):
-        probes = probe_table[t]
+    n_attempts = probe_table.shape[0]
+    for t in range(0, n_attempts, 2):
+        # An odd last attempt is its own second one.
+        first, second = probe_table[t], probe_table[min(t + 1, n_attempts - 1)]
         kept = 0
         for q in range(n_pending):
             j = pending[q]
-            f = probes[j]
-            source[j] = f
+            f, g = first[j], second[j]
+            hit = filled[f]
+            source[j] = f if hit else g
             pending[kept] = j
-            kept += filled[f] ^ _ONE
+            kept += (hit | filled[g]) ^ _ONE
         n_pending = kept
         if n_pending == 0:
             break
