@@ -22,9 +22,11 @@ nonzeros, which should be that of its nonzeros.
 
 With ``--phases`` it prints instead where one thread's time goes in the
 transform (best thread CPU time of each part, called as the transform calls
-it on the whole input): input validation, the entries' hash values, the
-bin minima with densification, the b-bit codes, the constant values, the
-CSR construction, and the whole transform.
+it on the whole input): input validation, the entries' hash values, the one
+pass from the entries to the output's codes and values (bin minima,
+densification, b-bit codes), the first writes to new pages for an output of
+that size (what a transform pays when the allocator hands it fresh memory),
+the CSR construction, and the whole transform.
 
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the table gives the best of the repeats
@@ -77,26 +79,32 @@ def best_thread_times(functions, repeats):
 def phases(X, k, repeats):
     """Thread CPU time of each part of the resemblance transform, one thread."""
     from sklearn_sketch.minwise import _positions
-    from sklearn_sketch.minwise._one_hot import write_codes
+    from sklearn_sketch.minwise._one_hot import block_starts
     from sklearn_sketch.utils._hashing import minwise_hashes
     from sklearn_sketch.utils._validation import validate_features
 
     hasher = CoREHasher(k, kernel="resemblance", random_state=0).fit(X[:1])
     hasher.transform(X[:10])
     tables = _positions.densification_tables(hasher.probe_coefficients_, k)
-    permutation = hasher.hash_coefficients_[0]
     codes = np.empty((X.shape[0], k), dtype=np.int32)
     values = np.empty((X.shape[0], k), dtype=X.dtype)
     indptr = np.arange(0, codes.size + 1, k, dtype=np.int32)
-    positions = np.empty_like(codes)
+    fresh = []
 
-    def hash_positions():
-        _positions.oph_positions(
-            X.indices, X.indptr, permutation, tables, out=positions
+    def one_pass():
+        _positions.oph_codes(
+            X.indices, X.indptr, hasher.hash_coefficients_[0], tables,
+            hasher.bucket_coefficients_, 8, X.shape[1], block_starts(k, 256), codes,
+            values,
+            1.0 / np.sqrt(k),
         )
 
-    # The transform codes the positions in place; a second array here keeps
-    # them for the next repeat (the same kernel, the same work).
+    def fresh_output():
+        # New pages, as a transform's output gets when the allocator has
+        # returned the previous one to the system: kept until the end.
+        fresh.append(np.full(codes.shape, 3, dtype=codes.dtype))
+        fresh.append(np.full(values.shape, 0.5, dtype=values.dtype))
+
     parts = {
         "validation (validate_features)": lambda: validate_features(
             hasher, X, reset=False
@@ -104,12 +112,8 @@ def phases(X, k, repeats):
         "hash values of the entries": lambda: minwise_hashes(
             hasher.hash_coefficients_[:1], X.indices
         ),
-        "bin minima + densification (positions)": hash_positions,
-        "b-bit codes of the positions": lambda: write_codes(
-            X.indices, hasher.bucket_coefficients_, 8, 256, X.shape[1], codes,
-            positions=positions,
-        ),
-        "constant values": lambda: values.fill(1.0 / np.sqrt(k)),
+        "bins, densification, codes, values (one pass)": one_pass,
+        "fresh output pages: write n x k codes, values": fresh_output,
         "CSR construction": lambda: sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(X.shape[0], k * 256)
         ),
@@ -118,7 +122,9 @@ def phases(X, k, repeats):
     times = best_thread_times(parts, repeats)
     print(f"Parts of the transform, one thread, best thread CPU time of {repeats}:")
     for name, seconds in times.items():
-        print(f"  {name:45s} {seconds * 1e3:8.2f} ms")
+        print(f"  {name:47s} {seconds * 1e3:8.2f} ms")
+    print("(the one pass writes into the same arrays at every repeat; the transform's"
+          "\n output is new memory, whose first writes cost the fresh pages' row)")
 
 
 def rensa_digests(indices, offsets, k):

@@ -566,7 +566,7 @@ def test_positions_beyond_the_codes_dtype_give_the_same_output(
     hasher = CoREHasher(40, kernel=kernel, hashing=hashing, random_state=0).fit(X)
     expected = hasher.transform(X)
     monkeypatch.setattr(_core_hasher, "_holds_positions", lambda dtype, nnz: False)
-    monkeypatch.setattr(_core_hasher, "MAX_CHUNK_NNZ", 97)
+    monkeypatch.setattr(_core_hasher, "_MAX_PIECE_WORK", 97)
     for n_jobs in (1, 2):
         Z = hasher.set_params(n_jobs=n_jobs).transform(X)
         np.testing.assert_array_equal(Z.indptr, expected.indptr)

@@ -131,6 +131,54 @@ def test_oph_positions_match_the_reference(
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("code_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("value_dtype", [np.float32, np.float64, None])
+@pytest.mark.parametrize(
+    "n_components, b_bits", [(1, 8), (7, 1), (64, 17), (300, None)]
+)
+def test_oph_codes_are_the_codes_of_the_oph_positions(
+    index_dtype, code_dtype, value_dtype, n_components, b_bits
+):
+    # The one-pass kernel gives, bit for bit, the b-bit codes (32-bit word)
+    # or the locations of the positions of one-permutation hashing, on any
+    # slice of the rows; the values, where asked, are the constant.
+    n_features = 5000
+    indices, indptr = _rows(n_components + 1, n_features, index_dtype)
+    rng = np.random.RandomState(n_components)
+    permutation = draw_multiply_shift(rng, 1)[0]
+    probe_hash = draw_polynomial_hashes(rng, 1, 2)[0]
+    tables = _positions.densification_tables(probe_hash, n_components)
+    coefficients = draw_multiply_shift(rng, n_components)
+    width = 2**b_bits if b_bits else n_features
+    offsets = np.arange(n_components, dtype=np.uint64) * np.uint64(width)
+    for start, stop in [(0, len(indptr) - 1), (3, 9)]:
+        part = indptr[start : stop + 1]
+        rows = indices[part[0] : part[-1]]
+        positions = _positions.oph_positions(rows, part, permutation, tables)
+        expected = bbit_codes(
+            coefficients, indices, b_bits, out=np.empty(positions.shape, code_dtype),
+            offsets=offsets, n_keys=n_features, positions=positions,
+        )
+        out = np.full(positions.shape, -1, dtype=code_dtype)
+        values = None if value_dtype is None else np.zeros(positions.shape, value_dtype)
+        _positions.oph_codes(
+            rows, part, permutation, tables, coefficients, b_bits, n_features, offsets,
+            out, values, 0.25,
+        )
+        np.testing.assert_array_equal(out, expected)
+        if values is not None:
+            assert (values == 0.25).all()
+    if b_bits is not None:
+        # Keys too wide for the 32-bit word: refused (the positions path
+        # serves them).
+        with pytest.raises(ValueError, match="64-bit word"):
+            _positions.oph_codes(
+                indices, indptr, permutation, tables, coefficients, b_bits, 2**33,
+                offsets, out,
+            )
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("n_components", [1, 9])
 def test_minwise_positions_match_the_reference(index_dtype, n_components, monkeypatch):
     n_features = 2**33 if index_dtype is np.int64 else 3000
@@ -221,7 +269,7 @@ def test_jobs_sharing_a_chunk_give_the_same_bits(params, dtype, monkeypatch):
     from sklearn_sketch.minwise import _core_hasher, _projection
 
     monkeypatch.setattr(_projection, "HASHED_BUCKETS", 64)
-    monkeypatch.setattr(_core_hasher, "MAX_CHUNK_NNZ", 97)
+    monkeypatch.setattr(_core_hasher, "_MAX_PIECE_WORK", 97)
     X = sp.random(120, 3000, density=0.02, format="csr", random_state=0, dtype=dtype)
     X = (sp.diags((np.arange(120) % 9 != 0).astype(dtype)) @ X).tocsr()  # empty rows
     X.eliminate_zeros()

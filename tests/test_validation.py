@@ -260,3 +260,28 @@ def test_non_finite_value_is_named_before_a_wrong_number_of_features(name, X_int
         fitted.transform(X_bad)
     with pytest.raises(ValueError, match="features"):
         fitted.transform(np.abs(X_int[:, :-1].astype(np.float64)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_csr_matrix_input_gets_the_errors_and_warnings_of_any_sparse_input(name, X_int):
+    # A fitted estimator checks a float csr_matrix itself (the common input,
+    # without scikit-learn's per-call overhead); csr_array input takes
+    # scikit-learn's path. The two must raise and warn alike.
+    X = np.abs(X_int.astype(np.float32))
+    fitted = make_estimator(name).fit(X)
+    for value in (np.nan, np.inf):
+        X_bad = X.copy()
+        X_bad[1, 0] = value
+        messages = []
+        for kind in (sp.csr_matrix, sp.csr_array):
+            with pytest.raises(ValueError) as error:
+                fitted.transform(kind(X_bad))
+            messages.append(str(error.value))
+        assert messages[0] == messages[1]
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(sp.csr_matrix(X[:, 1:]))
+    with pytest.raises(ValueError, match="0 sample"):
+        fitted.transform(sp.csr_matrix((0, X.shape[1]), dtype=np.float32))
+    named = make_estimator(name).fit(_pandas(X_int))
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        named.transform(sp.csr_matrix(X.astype(np.float64)))

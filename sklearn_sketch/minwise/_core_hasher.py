@@ -25,17 +25,19 @@ from ..utils._validation import (
 )
 from ._one_hot import (
     OneHotOutputMixin,
+    block_starts,
     output_indptr,
     write_codes,
 )
 from ._positions import (
     BYTES_PER_PROBE,
-    MAX_CHUNK_NNZ,
     MAX_PROBES,
     PROBE_HASH_INDEPENDENCE,
+    codes_in_one_pass,
     densification_tables,
     minwise_positions,
     nnz_chunks,
+    oph_codes,
     oph_positions,
 )
 from ._projection import FEATURE_BLOCK, PROJECTIONS, project
@@ -48,6 +50,12 @@ EXTREME_EXPONENT = 60
 # Temporaries of transform per row and hash, and per row (see transform).
 _BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 384
+# Most work (entries plus, for "oph", bins) of a piece of rows hashed at
+# once: the hash values of its entries, its temporary, then come from memory
+# the allocator reuses instead of pages faulted in afresh at every transform,
+# and the jobs share many pieces, so that one slowed job holds the others up
+# little.
+_MAX_PIECE_WORK = 1 << 17
 # Peak bytes per generated projection entry (raw bits, uniforms, float32
 # values and their float64 copy), for the size check of fit.
 _BYTES_PER_GENERATED_ENTRY = 24
@@ -405,12 +413,15 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``codes[i, j]`` is the output column of the location chosen by hash
         ``j`` in the nonempty row number ``i``; with ``positions``, its
         position in ``X.data`` is written there too. The rows are hashed by
-        pieces of about equal work, at most ``MAX_CHUNK_NNZ`` entries (the
+        pieces of about equal work, at most ``_MAX_PIECE_WORK`` (the
         hash values of a piece's entries are its only temporary, unless the
         positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
-        sqrt(k)`` (the resemblance kernel's values).
+        sqrt(k)`` (the resemblance kernel's values). One-permutation hashing
+        without ``positions`` writes the codes (and values) in the same pass
+        as the bin minima where it can (:func:`oph_codes`).
         """
+        tables = None
         if self.hashing == "oph":
             tables = densification_tables(self.probe_coefficients_, self.n_components)
         # Nonempty rows before each row: where a piece's rows go.
@@ -424,13 +435,42 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # much as the entries on short rows. The work bounds the entries.
         bins = self.n_components if self.hashing == "oph" else 1
         work = (X.indptr - X.indptr[0]) + bins * done
-        max_work = min(MAX_CHUNK_NNZ, -(-int(work[-1]) // n_jobs))
+        max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
+
+        hash_piece = self._piece_hasher(
+            X, codes, done, tables, positions, positions_fit, constant_values
+        )
+        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
+        run_in_threads(hash_piece, pieces, n_jobs)
+
+    def _piece_hasher(
+        self, X, codes, done, tables, positions, positions_fit, constant_values
+    ):
+        """The function hashing and coding a piece of rows (``_hash_and_code``)."""
+        k, width = self.n_components, self._block_width
+        value = 1.0 / np.sqrt(k)
+        # One pass from the entries to the output columns where the codes
+        # are computed in a 32-bit word (or are the locations): core2 needs
+        # the positions themselves.
+        fused = (
+            self.hashing == "oph" and positions is None
+            and codes_in_one_pass(self.b_bits, X.shape[1])
+        )
+        offsets = block_starts(k, width)
 
         def hash_piece(piece):
             start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
             rows = slice(done[start], done[stop])
+            if fused:
+                oph_codes(
+                    indices, indptr, self.hash_coefficients_[0], tables,
+                    self.bucket_coefficients_, self.b_bits, X.shape[1], offsets,
+                    codes[rows],
+                    None if constant_values is None else constant_values[rows], value,
+                )
+                return
             out = codes[rows]
             if positions is not None:
                 out = positions[rows]
@@ -442,11 +482,10 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                 permutation = self.hash_coefficients_[0]
                 oph_positions(indices, indptr, permutation, tables, out=out)
             write_codes(
-                X.indices, self.bucket_coefficients_, self.b_bits, self._block_width,
-                X.shape[1], codes[rows], positions=out,
+                X.indices, self.bucket_coefficients_, self.b_bits, width, X.shape[1],
+                codes[rows], positions=out,
             )
             if constant_values is not None:
-                constant_values[rows] = 1.0 / np.sqrt(self.n_components)
+                constant_values[rows] = value
 
-        pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
-        run_in_threads(hash_piece, pieces, n_jobs)
+        return hash_piece

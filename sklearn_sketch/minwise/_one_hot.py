@@ -48,6 +48,11 @@ def output_indptr(nonempty, k, block_width):
     return indptr
 
 
+def block_starts(k, block_width):
+    """First output column of each hash's block: ``j * block_width`` (uint64)."""
+    return np.arange(0, k * block_width, block_width, dtype=np.uint64)
+
+
 def write_codes(
     locations, bucket_coefficients, b_bits, block_width, n_keys, out, positions=None
 ):
@@ -71,10 +76,9 @@ def write_codes(
     positions : ndarray of shape (n_rows, k), default=None
         The locations are ``locations[positions]``.
     """
-    k = out.shape[1]
-    block_starts = np.arange(0, k * block_width, block_width, dtype=np.uint64)
     return bbit_codes(
-        bucket_coefficients, locations, b_bits, out=out, offsets=block_starts,
+        bucket_coefficients, locations, b_bits, out=out,
+        offsets=block_starts(out.shape[1], block_width),
         n_keys=n_keys, positions=positions,
     )
 

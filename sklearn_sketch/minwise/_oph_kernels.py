@@ -6,7 +6,8 @@ never calls a jitted function of another module, since numba checks only
 the caller's file when it decides a cached compile is stale), and the
 densification tables of ``_positions``, which validates and prepares every
 argument. Each loop is a pass over the rows: bin minima and densification
-of one-permutation hashing, or the minima of ``k`` independent hashes.
+of one-permutation hashing (to positions, or straight to the output's
+columns and values), or the minima of ``k`` independent hashes.
 Positions are absolute: those of ``indptr``, whose first value is the
 position of the first entry of the value arrays.
 """
@@ -33,9 +34,44 @@ def _oph_positions(
     into the next row of ``out``, an empty bin that of the bin its probe
     sequence hits first (:func:`_densify_row`).
     """
+    no_codes = np.empty((0, 2), dtype=np.uint64)
+    _oph_rows(
+        hashes, indptr, indptr, probe_table, probing_bins, attempts, bounds,
+        sparse_bins, no_codes, -1, no_codes[:, 0], 0.0, out, np.empty((1, 1)),
+    )
+
+
+@kernel
+def _oph_codes(
+    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    coefficients, b_bits, offsets, value, codes, values,
+):
+    """:func:`_oph_positions` writing each bin's output column (and value) at once.
+
+    The column of bin ``j`` is the b-bit code of its location
+    ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
+    word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. ``values``,
+    when it has the rows of ``codes``, gets ``value`` in every bin (else it
+    is a one-row scratch). The code is that of
+    ``utils._hash_kernels._bbit_code`` with ``word == 32``, written out here
+    because a kernel calls jitted functions of its own module only (the
+    tests compare the two bit for bit); the wrapper calls this kernel only
+    where the 32-bit word applies.
+    """
+    _oph_rows(
+        hashes, indices, indptr, probe_table, probing_bins, attempts, bounds,
+        sparse_bins, coefficients, b_bits, offsets, value, codes, values,
+    )
+
+
+@kernel
+def _oph_rows(
+    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    coefficients, b_bits, offsets, value, out, values,
+):
+    """The loop of :func:`_oph_positions` (``b_bits < 0``) and :func:`_oph_codes`."""
     n_bins = probe_table.shape[1]
     n_bins_64 = np.uint64(n_bins)
-    base = indptr[0]
     # (hash, offset in the row) packed in one uint64: its minimum is the
     # bin's entry, found without a branch. The bins a row fills are listed
     # as it fills them, and only those are reset after it: a row touches
@@ -50,6 +86,9 @@ def _oph_positions(
     # One spare slot: every entry writes its bin to the next slot, which
     # only a bin filled for the first time keeps.
     filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
+    # Without values, every row writes them to a one-row scratch.
+    with_values = values.shape[0] == out.shape[0]
+    base = indptr[0]
     row = 0
     for r in range(indptr.size - 1):
         start, stop = indptr[r] - base, indptr[r + 1] - base
@@ -68,14 +107,40 @@ def _oph_positions(
             filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
             sparse_bins, first_hits, source, pending,
         )
-        first = base + start
+        # The offset in the row of bin j's entry: best[source[j]] & _LOW32.
         out_row = out[row]
-        for j in range(n_bins):
-            out_row[j] = first + np.int64(best[source[j]] & _LOW32)
+        if b_bits < 0:
+            first = base + start
+            for j in range(n_bins):
+                out_row[j] = first + np.int64(best[source[j]] & _LOW32)
+        else:
+            _write_codes(
+                best, source, indices[start:stop], coefficients, b_bits, offsets,
+                value, out_row, values[row if with_values else 0],
+            )
         for f in filled_bins[:n_filled]:
             best[f] = _EMPTY
             filled[f] = 0
         row += 1
+
+
+@kernel(inline="always")
+def _write_codes(
+    best, source, row_indices, coefficients, b_bits, offsets, value, out_row, value_row
+):
+    """One row of :func:`_oph_codes`: the column (and value) of every bin."""
+    if b_bits == 0:
+        for j in range(out_row.size):
+            location = np.uint64(row_indices[best[source[j]] & _LOW32])
+            out_row[j] = location + offsets[j]
+            value_row[j] = value
+    else:
+        shift = _U32 - np.uint64(b_bits)
+        for j in range(out_row.size):
+            location = np.uint64(row_indices[best[source[j]] & _LOW32])
+            a, b = coefficients[j, 0] & _LOW32, coefficients[j, 1] & _LOW32
+            out_row[j] = (((a * location + b) & _LOW32) >> shift) + offsets[j]
+            value_row[j] = value
 
 
 @kernel
@@ -222,18 +287,24 @@ def _settle_from_filled_bins(
 def _settle_by_attempts(filled, probe_table, source, pending, n_pending):
     """Sources attempt by attempt over the list of the ``n_pending`` bins still empty.
 
-    Without a branch: the last probe written to a bin is its first hit, and
-    a bin that hits leaves the list. Returns the number of bins left.
+    Two attempts per visit of a bin, without a branch: the bin takes the
+    probe of the first if it hits, else that of the second (its first hit,
+    or a miss that a later visit overwrites), and leaves the list when
+    either hits. Half the visits of one attempt at a time: the list's
+    bookkeeping costs more than a probe. Returns the number of bins left.
     """
-    for t in range(probe_table.shape[0]):
-        probes = probe_table[t]
+    n_attempts = probe_table.shape[0]
+    for t in range(0, n_attempts, 2):
+        # An odd last attempt is its own second one.
+        first, second = probe_table[t], probe_table[min(t + 1, n_attempts - 1)]
         kept = 0
         for q in range(n_pending):
             j = pending[q]
-            f = probes[j]
-            source[j] = f
+            f, g = first[j], second[j]
+            hit = filled[f]
+            source[j] = f if hit else g
             pending[kept] = j
-            kept += filled[f] ^ _ONE
+            kept += (hit | filled[g]) ^ _ONE
         n_pending = kept
         if n_pending == 0:
             break

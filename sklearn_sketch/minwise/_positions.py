@@ -9,6 +9,10 @@ under a random order of the coordinates:
   hashing, Li, Owen and Zhang 2012) with optimal densification of empty bins
   (Shrivastava 2017), ``O(nnz + k)`` work per row.
 
+:func:`oph_codes` runs one-permutation hashing straight to a one-hot
+output's columns (the b-bit codes of the locations) where they are computed
+in a 32-bit word, without writing the positions.
+
 This module prepares and checks their arguments and owns the densification
 tables; the loops over rows are compiled (``_oph_kernels``), and consume the
 hash values of a chunk's entries that ``utils._hashing`` computes.
@@ -34,7 +38,12 @@ import functools
 
 import numpy as np
 
-from ..utils._hashing import hash_to_buckets, minwise_hashes, polynomial_hash
+from ..utils._hashing import (
+    bbit_word,
+    hash_to_buckets,
+    minwise_hashes,
+    polynomial_hash,
+)
 
 # Largest number of stored entries hashed at once: the hash values of a
 # chunk's entries (uint32, one array per hash block) stay near 4 MiB.
@@ -133,6 +142,69 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     # Within a bin the order is the hash order, ties to the first entry.
     return _run_binned(_oph_positions, (hashes,), indptr, tables, out)
+
+
+def codes_in_one_pass(b_bits, n_keys):
+    """Whether :func:`oph_codes` serves codes of ``b_bits`` for keys below ``n_keys``.
+
+    True for ``b_bits=None`` (the locations themselves) and for b-bit codes
+    computed in a 32-bit word (see ``utils._hashing.bbit_codes``).
+    """
+    return b_bits is None or bbit_word(b_bits, n_keys)[0] == 32
+
+
+def oph_codes(
+    indices, indptr, hash_coefficients, tables, code_coefficients, b_bits, n_keys,
+    offsets, out, values=None, value=0.0,
+):
+    """One-permutation hashing straight to the output columns (and values).
+
+    What :func:`oph_positions` followed by ``bbit_codes`` of the positions'
+    locations gives, in one pass over the rows: the positions are never
+    written. Only where :func:`codes_in_one_pass`; :func:`oph_positions`
+    serves the others.
+
+    Parameters
+    ----------
+    indices, indptr, hash_coefficients, tables
+        As in :func:`oph_positions`.
+    code_coefficients : ndarray of shape (k, 2), dtype uint64
+        The multiply-add-shift hashes of the codes (``bbit_codes``).
+    b_bits : int or None
+    n_keys : int
+        An upper bound on the locations (exclusive).
+    offsets : ndarray of shape (k,), dtype uint64
+        Added to the codes of bin ``j`` (the start of its block).
+    out : ndarray of shape (n_nonempty_rows, k)
+        Integer columns of the output.
+    values : ndarray of shape (n_nonempty_rows, k), default=None
+        Set to ``value`` in every bin, when given.
+
+    Returns
+    -------
+    out : ndarray of shape (n_nonempty_rows, k)
+    """
+    from ._oph_kernels import _oph_codes
+
+    if not codes_in_one_pass(b_bits, n_keys):
+        raise ValueError(
+            f"b_bits={b_bits} codes of {n_keys} keys need a 64-bit word: "
+            "use oph_positions and bbit_codes."
+        )
+    if out.shape[0] == 0:
+        return out
+    n_attempts, n_bins = tables[0].shape
+    hashes = minwise_hashes(hash_coefficients[None], indices)[0]
+    if values is None:
+        values = np.empty((1, n_bins))
+    sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
+    _oph_codes(
+        hashes, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), *tables,
+        sparse_bins, np.ascontiguousarray(code_coefficients, dtype=np.uint64),
+        b_bits or 0, np.ascontiguousarray(offsets, dtype=np.uint64),
+        values.dtype.type(value), out, values,
+    )
+    return out
 
 
 def binned_positions(bin_hashes, order, indptr, tables, out=None):

@@ -24,7 +24,6 @@ from contextlib import contextmanager
 import numpy as np
 import scipy.sparse as sp
 from sklearn import config_context, get_config
-from sklearn.utils import gen_batches
 import threadpoolctl
 from threadpoolctl import ThreadpoolController
 
@@ -78,7 +77,19 @@ def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHU
     # At least one row per chunk, even when one row exceeds the budget.
     chunk_n_rows = int(working_memory * 2**20 // max(int(bytes_per_row), 1))
     chunk_n_rows = min(max(chunk_n_rows, 1), max(n_rows, 1))
-    return gen_batches(n_rows, chunk_n_rows)
+    return _batches(n_rows, chunk_n_rows)
+
+
+def _batches(n_rows, batch_size):
+    """Slices of ``batch_size`` rows covering ``range(n_rows)``, the last one shorter.
+
+    scikit-learn's ``gen_batches``, without the validation of its arguments,
+    which costs more than a transform of a few rows (these are checked).
+    """
+    return (
+        slice(start, min(start + batch_size, n_rows))
+        for start in range(0, n_rows, batch_size)
+    )
 
 
 def parallel_row_chunks(n_rows, bytes_per_row, n_jobs, exact_rows, max_chunk_mib=MAX_CHUNK_MIB):
@@ -105,7 +116,7 @@ def parallel_row_chunks(n_rows, bytes_per_row, n_jobs, exact_rows, max_chunk_mib
     chunks = list(row_chunks(n_rows, bytes_per_row, max_chunk_mib=max_chunk_mib))
     if n_jobs > 1 and exact_rows and len(chunks) < n_jobs and n_rows > 1:
         per_job = -(-n_rows // n_jobs)
-        chunks = list(gen_batches(n_rows, per_job))
+        chunks = list(_batches(n_rows, per_job))
     return chunks
 
 

@@ -204,6 +204,21 @@ def minwise_hashes(coefficients, indices):
     return values
 
 
+def bbit_word(b_bits, n_keys):
+    """The word and folding of :func:`bbit_codes` for keys below ``n_keys``.
+
+    Returns
+    -------
+    word : {32, 64}
+        32 when the keys have few enough bits (see :func:`bbit_codes`).
+    fold : bool
+        Whether every key is ``fmix32``-folded to 32 bits first.
+    """
+    key_bits = 64 if n_keys is None else max(1, int(n_keys - 1).bit_length())
+    word = 32 if b_bits is not None and key_bits + b_bits - 1 <= 32 else 64
+    return word, n_keys is not None and key_bits > 32
+
+
 def bbit_codes(
     hash_coefficients, locations, b_bits, dtype=np.int64, out=None, offsets=None,
     n_keys=None, positions=None,
@@ -250,9 +265,7 @@ def bbit_codes(
         out = np.empty(shape, dtype=dtype)
     if offsets is None:
         offsets = np.zeros(shape[1], dtype=np.uint64)
-    key_bits = 64 if n_keys is None else max(1, int(n_keys - 1).bit_length())
-    word = 32 if b_bits is not None and key_bits + b_bits - 1 <= 32 else 64
-    fold = n_keys is not None and key_bits > 32
+    word, fold = bbit_word(b_bits, n_keys)
     offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
     args = (b_bits or 0, word, fold, offsets, out)
     coefficients = np.ascontiguousarray(hash_coefficients, dtype=np.uint64)
