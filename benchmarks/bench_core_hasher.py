@@ -58,8 +58,8 @@ from sklearn_sketch.datasets import fetch_20newsgroups_counts  # noqa: E402
 from sklearn_sketch.minwise._projection import PROJECTION_BLOCK_BYTES  # noqa: E402
 from sklearn_sketch.utils._counter_random import (  # noqa: E402
     FEATURE_BLOCK,
-    gaussian_blocks,
-    rademacher_blocks,
+    gaussian_rows,
+    rademacher_rows,
 )
 
 
@@ -112,11 +112,9 @@ def blocked_product(X, G):
 
 def generate_rows(generate, n_features, k):
     """All rows of R, generated in the 8 MiB groups of CoREHasher (discarded)."""
-    n_blocks = -(-n_features // FEATURE_BLOCK)
-    group = max(1, PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * k * 4))
-    for first in range(0, n_blocks, group):
-        blocks = np.arange(first, min(first + group, n_blocks))
-        generate(0, blocks, k, np.float32)
+    group = max(1, PROJECTION_BLOCK_BYTES // (FEATURE_BLOCK * k * 4)) * FEATURE_BLOCK
+    for first in range(0, n_features, group):
+        generate(0, np.arange(first, min(first + group, n_features)), k, np.float32)
 
 
 def print_table(title, reference, rows, times, target):
@@ -190,10 +188,10 @@ def main():
     )
     functions["draw G (ziggurat) + X @ G"] = (draw_and_project, r)
     functions["generate R, gaussian"] = (
-        lambda: generate_rows(gaussian_blocks, X.shape[1], k), r
+        lambda: generate_rows(gaussian_rows, X.shape[1], k), r
     )
     functions["generate R, rademacher"] = (
-        lambda: generate_rows(rademacher_blocks, X.shape[1], k), r
+        lambda: generate_rows(rademacher_rows, X.shape[1], k), r
     )
     for hashing in ("oph", "minwise"):
         for projection in ("gaussian", "rademacher", "hashed_gaussian"):

@@ -159,7 +159,7 @@ def measure(family, make, n_components, data):
     error = np.linalg.norm(K_hat - K_test) / np.linalg.norm(K_test)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LinearSVC(C=1.0, dual="auto", max_iter=2000).fit(Z_train, y_train)
+        model = LinearSVC(C=1.0, dual="auto", max_iter=2000, random_state=0).fit(Z_train, y_train)
     return dict(error=error, accuracy=100 * model.score(Z_test, y_test), seconds=seconds)
 
 

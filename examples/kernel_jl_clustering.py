@@ -249,7 +249,7 @@ def principal_cosines(A, B, k):
 
 
 def kernel_pca(name, X, gamma, grid, seeds, k):
-    exact = KernelPCA(n_components=k, kernel="rbf", gamma=gamma).fit_transform(
+    exact = KernelPCA(n_components=k, kernel="rbf", gamma=gamma, random_state=0).fit_transform(
         X.astype(np.float64))
     rows = []
     for n, d in grid:
@@ -257,7 +257,7 @@ def kernel_pca(name, X, gamma, grid, seeds, k):
             for center in (False, True):
                 features = KernelJL(d, n_subsample=n, gamma=gamma, center=center,
                                     random_state=seed).fit_transform(X)
-                approx = PCA(n_components=k).fit_transform(features)
+                approx = PCA(n_components=k, random_state=0).fit_transform(features)
                 cos = principal_cosines(exact, approx, k)
                 first = abs(np.corrcoef(exact[:, 0], approx[:, 0])[0, 1])
                 rows.append(dict(dataset=name, center=center, n=n, d=d, seed=seed, k=k,
@@ -275,11 +275,11 @@ def plot_embedding(datasets, data_home, n_points, n_and_d, out):
         features = KernelJL(
             d, n_subsample=n, gamma=gamma, center=True, random_state=0
         ).fit_transform(X)
+        exact = KernelPCA(2, kernel="rbf", gamma=gamma, random_state=0)
         embeddings = {
-            f"PCA of KernelJL(center=True) features (n={n}, d={d})": PCA(2).fit_transform(features),
-            "exact kernel PCA": KernelPCA(2, kernel="rbf", gamma=gamma).fit_transform(
-                X.astype(np.float64)
-            ),
+            f"PCA of KernelJL(center=True) features (n={n}, d={d})":
+                PCA(2, random_state=0).fit_transform(features),
+            "exact kernel PCA": exact.fit_transform(X.astype(np.float64)),
         }
         for ax, (title, Z) in zip(axes[row], embeddings.items()):
             points = ax.scatter(Z[:, 0], Z[:, 1], c=y, cmap="tab10", s=6)

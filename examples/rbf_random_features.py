@@ -161,7 +161,7 @@ def evaluate(name, data, dims, seeds, C, n_exact, methods=METHODS, progress=prin
             for seed in seeds:
                 start = time.perf_counter()
                 model = make_pipeline(features(method, n_components, gamma, seed),
-                                      LinearSVC(C=C, max_iter=5000))
+                                      LinearSVC(C=C, max_iter=5000, random_state=0))
                 accuracy = model.fit(X_train, y_train).score(X_test, y_test)
                 Z = model[0].transform(X_test[:500]).astype(np.float64)
                 error = np.linalg.norm(Z @ Z.T - K_test) / np.linalg.norm(K_test)

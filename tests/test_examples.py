@@ -61,6 +61,45 @@ def test_example_keeps_its_figures_open(name):
     assert "matplotlib.use(" not in text and "plt.close(" not in text
 
 
+def _takes_random_state(name):
+    """Whether scikit-learn or this package has a class ``name`` taking ``random_state``."""
+    import importlib
+    import inspect
+
+    for module in ("sklearn_sketch", "sklearn.svm", "sklearn.linear_model", "sklearn.cluster",
+                   "sklearn.kernel_approximation", "sklearn.decomposition"):
+        cls = getattr(importlib.import_module(module), name, None)
+        if isinstance(cls, type):
+            return "random_state" in inspect.signature(cls).parameters
+    return False
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_fixes_the_random_state_of_its_estimators(name):
+    """The same figures on every run: every randomized estimator gets a seed
+    (LinearSVC's dual solver and PCA's randomized solvers draw from NumPy's
+    global generator otherwise). SVC uses it only with probability=True."""
+    tree = ast.parse((EXAMPLES_DIR / name).read_text())
+    unseeded = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        called = getattr(function, "id", getattr(function, "attr", None))
+        keywords = {keyword.arg for keyword in node.keywords}
+        if called in (None, "SVC") or keywords & {"random_state", None}:
+            continue
+        # A factory whose estimator is seeded later (set_params) is fine.
+        if _takes_random_state(called) and not _seeded_later(tree, node):
+            unseeded.append(f"line {node.lineno}: {called}")
+    assert not unseeded, f"{name}: estimators without random_state: {unseeded}"
+
+
+def _seeded_later(tree, call):
+    """Whether the example seeds the estimators it builds with set_params."""
+    return "set_params(random_state=" in ast.unparse(tree)
+
+
 def text_cells(path):
     """The text cells of a script: ``# %%`` followed by comment lines."""
     cells = re.split(r"^# %%[^\n]*\n", path.read_text(), flags=re.M)[1:]

@@ -291,13 +291,14 @@ def test_a_failing_projection_group_raises_without_hanging_the_jobs(monkeypatch)
     # fails, the jobs waiting for its turn stop and the error reaches the
     # caller.
     from sklearn_sketch.minwise import _projection
+    from sklearn_sketch.utils._counter_random import FEATURE_BLOCK
 
     original = _projection._times_generated_rows
 
-    def failing(part, generate, seed, first_block, n_columns, n_jobs=1):
-        if first_block == 1:
+    def failing(part, generate, seed, first_row, n_columns, n_jobs=1):
+        if first_row == FEATURE_BLOCK:  # the second group (one block each)
             raise ValueError("group 1 failed")
-        return original(part, generate, seed, first_block, n_columns, n_jobs)
+        return original(part, generate, seed, first_row, n_columns, n_jobs)
 
     monkeypatch.setattr(_projection, "_times_generated_rows", failing)
     monkeypatch.setattr(_projection, "PROJECTION_BLOCK_BYTES", 1)

@@ -1,14 +1,14 @@
 """The random projections ``X @ R`` of CoREHasher's type 1 features.
 
 ``R`` (``n_features x k``) is never stored: its rows are generated from
-counters (:mod:`._counter_random`) by blocks of ``FEATURE_BLOCK`` features,
-only for the blocks the data touch, and multiplied while they are in cache.
+counters (:mod:`..utils._counter_random`), only those of the features the
+data have, group of feature blocks by group, and multiplied while they are
+in cache.
 Three distributions of ``R``:
 
 * "gaussian": i.i.d. N(0, 1) entries, as Li (2014) analyses. Every
   transform generates ``k`` entries per feature the data touch (33M on 20
-  Newsgroups at ``k = 256``, as long as the product itself), and the product
-  reads them from memory.
+  Newsgroups at ``k = 256``), and the product reads them from memory.
 * "rademacher": i.i.d. random signs; generating them is about 12x cheaper.
 * "hashed_gaussian": a Gaussian matrix behind feature hashing. The ``k``
   columns are split into groups of ``HASHED_GROUP_COLUMNS``; group ``g`` has
@@ -36,8 +36,8 @@ import scipy.sparse as sp
 from ..utils._chunking import PROJECTION_BLOCK_BYTES, run_in_threads
 from ..utils._counter_random import (
     FEATURE_BLOCK,
-    gaussian_blocks,
-    rademacher_blocks,
+    gaussian_rows,
+    rademacher_rows,
     signed_buckets,
 )
 
@@ -49,13 +49,6 @@ from ..utils._counter_random import (
 # 8 MiB, which no longer stays in a core's L2 cache.
 HASHED_BUCKETS = 2**13
 HASHED_GROUP_COLUMNS = 128
-
-# Entries per row of R above which all of R's blocks are generated (see
-# _times_generated_rows). Generating an entry costs about as much as 15
-# multiply-adds of the product (33M entries took as long as X @ G on 20
-# Newsgroups), so generating untouched blocks at this ratio costs at most a
-# quarter of the product.
-MANY_ENTRIES_PER_ROW = 64
 
 PROJECTIONS = ("gaussian", "rademacher", "hashed_gaussian")
 
@@ -83,7 +76,7 @@ def project(X, projection, seed, n_columns, n_jobs=1):
     """
     if projection == "hashed_gaussian" and X.shape[1] > HASHED_BUCKETS:
         return _project_hashed(X, seed, n_columns, n_jobs)
-    generate = rademacher_blocks if projection == "rademacher" else gaussian_blocks
+    generate = rademacher_rows if projection == "rademacher" else gaussian_rows
     return _project_generated(X, generate, seed, n_columns, n_jobs)
 
 
@@ -113,9 +106,10 @@ def _project_generated(X, generate, seed, n_columns, n_jobs=1):
 
     def add_product(number):
         first_column, rows, part = parts[number]
-        first = first_column // FEATURE_BLOCK
         try:
-            product = _times_generated_rows(part, generate, seed, first, n_columns)
+            product = _times_generated_rows(
+                part, generate, seed, first_column, n_columns
+            )
         except BaseException:
             # The jobs waiting for this group's turn stop waiting.
             with added:
@@ -189,7 +183,9 @@ def _project_hashed(X, seed, n_columns, n_jobs=1):
     computed at once.
     """
     n_groups = -(-n_columns // HASHED_GROUP_COLUMNS)
-    blocks_per_group = -(-HASHED_BUCKETS // FEATURE_BLOCK)
+    # Group g's matrix G_g: the rows of R from the feature block after the
+    # previous groups' blocks.
+    rows_per_group = -(-HASHED_BUCKETS // FEATURE_BLOCK) * FEATURE_BLOCK
     # Each feature's bucket and sign, hashed once per distinct feature and
     # gathered by the entries when there are fewer features than entries.
     use_table = X.shape[1] <= X.nnz
@@ -212,47 +208,37 @@ def _project_hashed(X, seed, n_columns, n_jobs=1):
             (signs, buckets, X.indptr), shape=(X.shape[0], HASHED_BUCKETS)
         )
         out[:, start:stop] = _times_generated_rows(
-            sketched, gaussian_blocks, seed, group * blocks_per_group, stop - start
+            sketched, gaussian_rows, seed, group * rows_per_group, stop - start
         )
 
     run_in_threads(project_group, range(n_groups), n_jobs)
     return out
 
 
-def _times_generated_rows(part, generate, seed, first_block, n_columns, n_jobs=1):
-    """``part @ R[first_block * FEATURE_BLOCK :]``, generating touched blocks only.
+def _times_generated_rows(part, generate, seed, first_row, n_columns, n_jobs=1):
+    """``part @ R[first_row:]``, generating the rows of R that ``part`` uses only.
 
-    Column ``c`` of ``part`` multiplies row ``c`` of the generated matrix
-    whose feature blocks start at ``first_block``. When ``part`` has few
-    entries for its columns, only the blocks it has entries in are
-    generated, and its columns are renumbered as the rows of those blocks
-    stacked. The result is the same either way, bit for bit. With several
-    jobs, row slices of ``part`` are multiplied at once (a row of a CSR
-    product is summed in its entries' order, whatever the other rows).
+    Column ``c`` of ``part`` multiplies row ``first_row + c`` of the
+    generated matrix. Only the rows of the columns with entries are
+    generated, stacked, and the columns renumbered as their rows; a row of
+    a CSR product is summed in its entries' order, so the result is the
+    one of the whole matrix, bit for bit. With several jobs, row slices of
+    ``part`` are multiplied at once.
     """
     if part.nnz == 0:
-        # No block to generate (an all-zero chunk): no rows of R at all.
+        # No row of R to generate (an all-zero chunk).
         return np.zeros((part.shape[0], n_columns), dtype=part.dtype)
-    n_part = -(-part.shape[1] // FEATURE_BLOCK)
-    if part.nnz >= MANY_ENTRIES_PER_ROW * n_part * FEATURE_BLOCK:
-        # Finding the touched blocks would cost a pass over the entries, for
-        # little: generating all of them costs at most a quarter of the
-        # product (see MANY_ENTRIES_PER_ROW).
-        blocks = np.arange(first_block, first_block + n_part)
-        R = generate(seed, blocks, n_columns, part.dtype)[: part.shape[1]]
-        return _product_by_rows(part, R, n_jobs)
-    block_of = part.indices // FEATURE_BLOCK
-    touched = np.flatnonzero(np.bincount(block_of, minlength=n_part))
-    indices = part.indices
-    if touched.size < n_part:
-        rank = np.zeros(n_part, dtype=indices.dtype)
-        rank[touched] = np.arange(touched.size, dtype=indices.dtype)
-        indices = rank[block_of] * FEATURE_BLOCK + indices % FEATURE_BLOCK
-    part = sp.csr_matrix(
-        (part.data, indices, part.indptr),
-        shape=(part.shape[0], touched.size * FEATURE_BLOCK),
+    # The callers bound part's width (a group of feature blocks), so a count
+    # per column costs what its entries cost.
+    touched = np.flatnonzero(np.bincount(part.indices, minlength=part.shape[1]))
+    R, where = generate(
+        seed, touched + first_row, n_columns, part.dtype, any_order=True
     )
-    R = generate(seed, touched + first_block, n_columns, part.dtype)
+    rank = np.zeros(part.shape[1], dtype=part.indices.dtype)
+    rank[touched] = where
+    part = sp.csr_matrix(
+        (part.data, rank[part.indices], part.indptr), shape=(part.shape[0], R.shape[0])
+    )
     return _product_by_rows(part, R, n_jobs)
 
 

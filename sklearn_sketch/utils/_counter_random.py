@@ -13,16 +13,20 @@ and gives identical rows whether the data are transformed whole or in chunks.
   counter ranges, so they are independent streams). Each word gives two
   24-bit uniforms and, by the Box-Muller transform, two independent N(0, 1)
   values in float32: the first half of the block's ``256 x k`` row-major
-  entries are the cosine parts, the second half the sine parts. Box-Muller
-  is a handful of vectorized passes (log, sqrt, cos, sin) where NumPy's
-  ziggurat sampler draws one value at a time, several times slower. The
-  24-bit uniforms cap ``|r|`` at ``sqrt(-2 ln 2**-24) = 5.77`` (the
-  normal's mass beyond it is 8e-9). The entries are float32 draws for both
+  entries are the cosine parts, the second half the sine parts. So row ``r``
+  of a block reads the ``k`` words from ``(r mod 128) k`` on: a compiled
+  kernel (``_counter_random_kernels``) computes those words from their
+  counters, for the rows asked for only, and their uniforms; the log, sqrt,
+  cos and sin are NumPy's vectorized passes (NumPy's ziggurat sampler
+  draws one value at a time, several times slower). The 24-bit uniforms
+  cap ``|r|`` at ``sqrt(-2 ln 2**-24) = 5.77`` (the normal's mass beyond
+  it is 8e-9). The entries are float32 draws for both
   float32 and float64 data (float64 output uses the same values, exactly
   converted), so the two precisions agree to float32 rounding of the
-  arithmetic. NumPy keeps its bit generators' raw streams stable, so the
-  values do not depend on the NumPy version beyond the last bits of its
-  float32 ``log``/``cos``/``sin``.
+  arithmetic. The words are those of NumPy's ``Philox`` (the tests compare
+  them), whose raw streams NumPy keeps stable, so the values do not depend
+  on the NumPy version beyond the last bits of its float32
+  ``log``/``cos``/``sin``.
 * Rademacher entries: entry ``(i, j)`` is a bit of the SplitMix64 output
   number ``i * n_words + j // 64`` of the stream seeded by ``seed``
   (SplitMix64, Steele, Lea and Flood 2014, is counter-based: output ``n`` is
@@ -38,8 +42,6 @@ itself is a hash of counters, a hash family like the package's others, so
 it lives with them in ``utils._hashing`` (:func:`splitmix64`) and is
 imported from there; the Philox bits come from NumPy.
 """
-
-import sys
 
 import numpy as np
 
@@ -60,51 +62,69 @@ def _words(seed, features, first_word, n_words, words_per_feature):
     return splitmix64(seed, counters)
 
 
-def gaussian_blocks(seed, blocks, n_columns, dtype):
-    """Whole feature blocks of a Gaussian matrix, stacked.
+def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
+    """Rows ``features`` of a Gaussian matrix, generated for those rows only.
 
     Parameters
     ----------
     seed : int
         Key of the matrix (a 64-bit integer).
-    blocks : ndarray of int
-        Feature blocks to generate: block ``b`` holds the rows (features)
-        ``b * FEATURE_BLOCK`` to ``(b + 1) * FEATURE_BLOCK - 1``.
+    features : ndarray of non-negative int
+        The rows (features) to generate, in any order, repeats allowed.
     n_columns : int
-        Number of columns of the matrix.
+        Number of columns ``k`` of the matrix.
     dtype : numpy dtype
         float32 or float64 (the same values).
+    any_order : bool, default=False
+        Return the rows in the order they are computed, and where each
+        feature's row is (saves a copy of the rows).
 
     Returns
     -------
-    rows : ndarray of shape (len(blocks) * FEATURE_BLOCK, n_columns)
+    rows : ndarray of shape (len(features), n_columns)
+        Row ``i`` is row ``features[i]`` of the matrix whose feature blocks
+        are laid out as the module docstring says; with ``any_order``, row
+        ``where[i]`` is.
+    where : ndarray of shape (len(features),)
+        Only with ``any_order``.
     """
-    blocks = np.asarray(blocks, dtype=np.int64)
-    n_pairs = FEATURE_BLOCK * n_columns // 2  # FEATURE_BLOCK is even
-    words = np.empty((len(blocks), n_pairs), dtype=np.uint64)
-    # A loop over feature blocks (not features): each step draws 128 * k
-    # words in compiled code.
-    for row, block in enumerate(blocks.tolist()):
-        bits = np.random.Philox(key=seed, counter=[0, 0, 0, block])
-        words[row] = bits.random_raw(n_pairs)
-    halves = words.view(np.uint32)  # (low, high) 32-bit halves of each word
-    low = 0 if sys.byteorder == "little" else 1
-    # Uniforms from the top 24 bits of each half: (0, 1] for the radius
-    # (the log must stay finite), [0, 2 pi) for the angle.
-    radius = (halves[:, low::2] >> np.uint32(8)).astype(np.float32)
-    radius += 1
-    radius *= np.float32(2.0**-24)
+    from ._counter_random_kernels import _box_muller_inputs
+
+    features = np.asarray(features, dtype=np.int64).ravel()
+    # Row r of a block holds the cosine parts of the block's words r * k ..
+    # when r < FEATURE_BLOCK / 2, else the sine parts of those of row
+    # r - FEATURE_BLOCK / 2. The kernel writes the cosine rows first, then
+    # the sine rows, so that each takes one call of NumPy's vectorized
+    # functions; the rows are put back in the order asked after.
+    half = FEATURE_BLOCK // 2
+    in_block = features % FEATURE_BLOCK
+    is_sine = in_block >= half
+    n_cosine = features.size - int(np.count_nonzero(is_sine))
+    destinations = np.cumsum(~is_sine) - 1
+    destinations[is_sine] = n_cosine + np.arange(features.size - n_cosine)
+    radius = np.empty((features.size, n_columns), dtype=np.float32)
+    angle = np.empty_like(radius)
+    key = int(seed) % 2**128  # numpy.random.Philox's key: two 64-bit words
+    _box_muller_inputs(
+        np.uint64(key % 2**64), np.uint64(key >> 64),
+        (features // FEATURE_BLOCK).astype(np.uint64),
+        ((in_block % half) * n_columns).astype(np.uint64),
+        destinations, radius, angle,
+    )
+    # The functions NumPy computes with vector instructions stay NumPy's.
     np.log(radius, out=radius)
     radius *= -2
     np.sqrt(radius, out=radius)
-    angle = (halves[:, 1 - low :: 2] >> np.uint32(8)).astype(np.float32)
-    angle *= np.float32(2 * np.pi * 2.0**-24)
-    out = np.empty((len(blocks), 2, n_pairs), dtype=np.float32)
-    np.cos(angle, out=out[:, 0])
-    np.sin(angle, out=out[:, 1])
-    out *= radius[:, None]
-    out = out.reshape(-1, n_columns)
-    return out if np.dtype(dtype) == np.float32 else out.astype(dtype)
+    np.cos(angle[:n_cosine], out=angle[:n_cosine])
+    np.sin(angle[n_cosine:], out=angle[n_cosine:])
+    angle *= radius
+    if np.dtype(dtype) != np.float32:
+        angle = angle.astype(dtype)
+    if any_order:
+        return angle, destinations
+    if is_sine[:n_cosine].any():
+        angle = angle.take(destinations, axis=0)
+    return angle
 
 
 def signed_buckets(seed, features, group, n_groups, n_buckets, index_dtype, dtype):
@@ -151,36 +171,28 @@ def hashed_gaussian_block(seed, features, n_columns, n_buckets, group_columns, d
     """
     features = np.asarray(features, dtype=np.int64)
     n_groups = -(-n_columns // group_columns)
-    blocks_per_group = -(-n_buckets // FEATURE_BLOCK)
+    rows_per_group = -(-n_buckets // FEATURE_BLOCK) * FEATURE_BLOCK
     columns = []
     for group in range(n_groups):
         width = min(group_columns, n_columns - group * group_columns)
         buckets, signs = signed_buckets(
             seed, features, group, n_groups, n_buckets, np.intp, dtype
         )
-        blocks = group * blocks_per_group + np.arange(blocks_per_group)
-        G = gaussian_blocks(seed, blocks, width, dtype)
+        rows = group * rows_per_group + np.arange(n_buckets)
+        G = gaussian_rows(seed, rows, width, dtype)
         columns.append(signs[:, None] * G[buckets])
     return np.hstack(columns)
 
 
-def rademacher_blocks(seed, blocks, n_columns, dtype):
-    """Whole feature blocks of a random +-1 matrix; as :func:`gaussian_blocks`."""
-    features = np.asarray(blocks, dtype=np.int64)[:, None] * FEATURE_BLOCK
-    features = (features + np.arange(FEATURE_BLOCK)).ravel()
-    return rademacher_block(seed, features, 0, n_columns, n_columns, dtype)
+def rademacher_rows(seed, features, n_columns, dtype, any_order=False):
+    """Rows ``features`` of a random +-1 matrix; as :func:`gaussian_rows`."""
+    rows = rademacher_block(seed, features, 0, n_columns, n_columns, dtype)
+    return (rows, np.arange(rows.shape[0])) if any_order else rows
 
 
 def gaussian_block(seed, features, start, stop, n_columns, dtype):
-    """Rows ``features`` and columns ``start:stop`` of a Gaussian matrix.
-
-    The rows of :func:`gaussian_blocks` (the blocks holding ``features`` are
-    generated whole); for tests and small requests.
-    """
-    features = np.asarray(features, dtype=np.int64)
-    blocks, inverse = np.unique(features // FEATURE_BLOCK, return_inverse=True)
-    rows = inverse.ravel() * FEATURE_BLOCK + features % FEATURE_BLOCK
-    return gaussian_blocks(seed, blocks, n_columns, dtype)[rows, start:stop]
+    """Rows ``features`` and columns ``start:stop`` of a Gaussian matrix."""
+    return gaussian_rows(seed, features, n_columns, dtype)[:, start:stop]
 
 
 def rademacher_block(seed, features, start, stop, n_columns, dtype):
