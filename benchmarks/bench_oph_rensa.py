@@ -23,8 +23,8 @@ nonzeros, which should be that of its nonzeros.
 With ``--phases`` it prints instead where one thread's time goes in the
 transform (best thread CPU time of each part, called as the transform calls
 it on the whole input): input validation, the entries' hash values, the one
-pass from the entries to the output's codes and values (bin minima,
-densification, b-bit codes), the first writes to new pages for an output of
+pass from the entries to the output's codes (bin minima, densification,
+b-bit codes), the constant values, the first writes to new pages for an output of
 that size (what a transform pays when the allocator hands it fresh memory),
 the CSR construction, and the whole transform.
 
@@ -95,9 +95,10 @@ def phases(X, k, repeats):
         _positions.oph_codes(
             X.indices, X.indptr, hasher.hash_coefficients_[0], tables,
             hasher.bucket_coefficients_, 8, X.shape[1], block_starts(k, 256), codes,
-            values,
-            1.0 / np.sqrt(k),
         )
+
+    def constant_values():
+        values[:] = 1.0 / np.sqrt(k)
 
     def fresh_output():
         # New pages, as a transform's output gets when the allocator has
@@ -112,7 +113,8 @@ def phases(X, k, repeats):
         "hash values of the entries": lambda: minwise_hashes(
             hasher.hash_coefficients_[:1], X.indices
         ),
-        "bins, densification, codes, values (one pass)": one_pass,
+        "bins, densification, codes (one pass)": one_pass,
+        "constant values": constant_values,
         "fresh output pages: write n x k codes, values": fresh_output,
         "CSR construction": lambda: sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(X.shape[0], k * 256)

@@ -132,16 +132,15 @@ def test_oph_positions_match_the_reference(
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("code_dtype", [np.int32, np.int64])
-@pytest.mark.parametrize("value_dtype", [np.float32, np.float64, None])
 @pytest.mark.parametrize(
     "n_components, b_bits", [(1, 8), (7, 1), (64, 17), (300, None)]
 )
 def test_oph_codes_are_the_codes_of_the_oph_positions(
-    index_dtype, code_dtype, value_dtype, n_components, b_bits
+    index_dtype, code_dtype, n_components, b_bits
 ):
     # The one-pass kernel gives, bit for bit, the b-bit codes (32-bit word)
     # or the locations of the positions of one-permutation hashing, on any
-    # slice of the rows; the values, where asked, are the constant.
+    # slice of the rows.
     n_features = 5000
     indices, indptr = _rows(n_components + 1, n_features, index_dtype)
     rng = np.random.RandomState(n_components)
@@ -160,14 +159,11 @@ def test_oph_codes_are_the_codes_of_the_oph_positions(
             offsets=offsets, n_keys=n_features, positions=positions,
         )
         out = np.full(positions.shape, -1, dtype=code_dtype)
-        values = None if value_dtype is None else np.zeros(positions.shape, value_dtype)
         _positions.oph_codes(
             rows, part, permutation, tables, coefficients, b_bits, n_features, offsets,
-            out, values, 0.25,
+            out,
         )
         np.testing.assert_array_equal(out, expected)
-        if values is not None:
-            assert (values == 0.25).all()
     if b_bits is not None:
         # Keys too wide for the 32-bit word: refused (the positions path
         # serves them).

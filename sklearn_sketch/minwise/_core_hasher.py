@@ -468,9 +468,13 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                     indices, indptr, self.hash_coefficients_[0], tables,
                     self.bucket_coefficients_, self.b_bits, X.shape[1], offsets,
                     codes[rows],
-                    None if constant_values is None else constant_values[rows], value,
                 )
-                return
+            else:
+                hash_positions(indices, indptr, rows)
+            if constant_values is not None:
+                constant_values[rows] = value
+
+        def hash_positions(indices, indptr, rows):
             out = codes[rows]
             if positions is not None:
                 out = positions[rows]
@@ -485,7 +489,5 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                 X.indices, self.bucket_coefficients_, self.b_bits, width, X.shape[1],
                 codes[rows], positions=out,
             )
-            if constant_values is not None:
-                constant_values[rows] = value
 
         return hash_piece

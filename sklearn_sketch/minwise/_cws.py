@@ -98,6 +98,11 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
         )
     lengths = np.diff(indptr)
     n_rows = int(np.count_nonzero(lengths))
+    # The kernel computes in float64 (a float32 weight converts exactly) and
+    # walks indptr as int64: converting these (a pass that costs little next
+    # to the darts) spares numba three more compilations of it.
+    data = np.asarray(data, dtype=np.float64)
+    indptr = np.asarray(indptr, dtype=np.int64)
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
     _dart_rows(

@@ -37,22 +37,21 @@ def _oph_positions(
     no_codes = np.empty((0, 2), dtype=np.uint64)
     _oph_rows(
         hashes, indptr, indptr, probe_table, probing_bins, attempts, bounds,
-        sparse_bins, no_codes, -1, no_codes[:, 0], 0.0, out, np.empty((1, 1)),
+        sparse_bins, no_codes, -1, no_codes[:, 0], out,
     )
 
 
 @kernel
 def _oph_codes(
     hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    coefficients, b_bits, offsets, value, codes, values,
+    coefficients, b_bits, offsets, codes,
 ):
-    """:func:`_oph_positions` writing each bin's output column (and value) at once.
+    """:func:`_oph_positions` writing each bin's output column at once.
 
     The column of bin ``j`` is the b-bit code of its location
     ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
-    word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. ``values``,
-    when it has the rows of ``codes``, gets ``value`` in every bin (else it
-    is a one-row scratch). The code is that of
+    word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. The code
+    is that of
     ``utils._hash_kernels._bbit_code`` with ``word == 32``, written out here
     because a kernel calls jitted functions of its own module only (the
     tests compare the two bit for bit); the wrapper calls this kernel only
@@ -60,14 +59,14 @@ def _oph_codes(
     """
     _oph_rows(
         hashes, indices, indptr, probe_table, probing_bins, attempts, bounds,
-        sparse_bins, coefficients, b_bits, offsets, value, codes, values,
+        sparse_bins, coefficients, b_bits, offsets, codes,
     )
 
 
 @kernel
 def _oph_rows(
     hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    coefficients, b_bits, offsets, value, out, values,
+    coefficients, b_bits, offsets, out,
 ):
     """The loop of :func:`_oph_positions` (``b_bits < 0``) and :func:`_oph_codes`."""
     n_bins = probe_table.shape[1]
@@ -86,8 +85,6 @@ def _oph_rows(
     # One spare slot: every entry writes its bin to the next slot, which
     # only a bin filled for the first time keeps.
     filled_bins = np.empty(n_bins + 1, dtype=np.uint32)
-    # Without values, every row writes them to a one-row scratch.
-    with_values = values.shape[0] == out.shape[0]
     base = indptr[0]
     row = 0
     for r in range(indptr.size - 1):
@@ -115,8 +112,7 @@ def _oph_rows(
                 out_row[j] = first + np.int64(best[source[j]] & _LOW32)
         else:
             _write_codes(
-                best, source, indices[start:stop], coefficients, b_bits, offsets,
-                value, out_row, values[row if with_values else 0],
+                best, source, indices[start:stop], coefficients, b_bits, offsets, out_row
             )
         for f in filled_bins[:n_filled]:
             best[f] = _EMPTY
@@ -125,22 +121,18 @@ def _oph_rows(
 
 
 @kernel(inline="always")
-def _write_codes(
-    best, source, row_indices, coefficients, b_bits, offsets, value, out_row, value_row
-):
-    """One row of :func:`_oph_codes`: the column (and value) of every bin."""
+def _write_codes(best, source, row_indices, coefficients, b_bits, offsets, out_row):
+    """One row of :func:`_oph_codes`: the column of every bin."""
     if b_bits == 0:
         for j in range(out_row.size):
             location = np.uint64(row_indices[best[source[j]] & _LOW32])
             out_row[j] = location + offsets[j]
-            value_row[j] = value
     else:
         shift = _U32 - np.uint64(b_bits)
         for j in range(out_row.size):
             location = np.uint64(row_indices[best[source[j]] & _LOW32])
             a, b = coefficients[j, 0] & _LOW32, coefficients[j, 1] & _LOW32
             out_row[j] = (((a * location + b) & _LOW32) >> shift) + offsets[j]
-            value_row[j] = value
 
 
 @kernel

@@ -41,6 +41,7 @@ import numpy as np
 from ..utils._hashing import (
     bbit_word,
     hash_to_buckets,
+    kernel_state,
     minwise_hashes,
     polynomial_hash,
 )
@@ -109,7 +110,7 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_hashes), dtype=np.int64)
     if out.shape[0] == 0:
         return out
-    indptr = np.ascontiguousarray(indptr)
+    indptr = np.asarray(indptr, dtype=np.int64)  # one dtype to compile for
     # Hash values of a block of hashes at a time, about MAX_CHUNK_NNZ of them.
     block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
     for first in range(0, n_hashes, block):
@@ -155,9 +156,9 @@ def codes_in_one_pass(b_bits, n_keys):
 
 def oph_codes(
     indices, indptr, hash_coefficients, tables, code_coefficients, b_bits, n_keys,
-    offsets, out, values=None, value=0.0,
+    offsets, out,
 ):
-    """One-permutation hashing straight to the output columns (and values).
+    """One-permutation hashing straight to the output columns.
 
     What :func:`oph_positions` followed by ``bbit_codes`` of the positions'
     locations gives, in one pass over the rows: the positions are never
@@ -177,8 +178,6 @@ def oph_codes(
         Added to the codes of bin ``j`` (the start of its block).
     out : ndarray of shape (n_nonempty_rows, k)
         Integer columns of the output.
-    values : ndarray of shape (n_nonempty_rows, k), default=None
-        Set to ``value`` in every bin, when given.
 
     Returns
     -------
@@ -195,14 +194,13 @@ def oph_codes(
         return out
     n_attempts, n_bins = tables[0].shape
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
-    if values is None:
-        values = np.empty((1, n_bins))
     sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
+    # indptr as int64 and the coefficients writable: fewer dtypes for numba
+    # to compile the kernel for (int32 indptr is a few values per piece).
     _oph_codes(
-        hashes, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), *tables,
-        sparse_bins, np.ascontiguousarray(code_coefficients, dtype=np.uint64),
-        b_bits or 0, np.ascontiguousarray(offsets, dtype=np.uint64),
-        values.dtype.type(value), out, values,
+        hashes, np.ascontiguousarray(indices), np.asarray(indptr, dtype=np.int64),
+        *tables, sparse_bins, kernel_state(code_coefficients),
+        b_bits or 0, kernel_state(offsets), out,
     )
     return out
 
@@ -248,7 +246,7 @@ def _run_binned(kernel, arrays, indptr, tables, out):
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
         sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
-        kernel(*arrays, np.ascontiguousarray(indptr), *tables, sparse_bins, out)
+        kernel(*arrays, np.asarray(indptr, dtype=np.int64), *tables, sparse_bins, out)
     return out
 
 

@@ -131,9 +131,22 @@ def polynomial_hash(coefficients, keys):
     keys = np.broadcast_to(keys, shape).reshape(-1)
     values = np.empty(shape, dtype=np.uint64)
     if values.size:
-        table, keys = np.ascontiguousarray(table), np.ascontiguousarray(keys)
+        table, keys = kernel_state(table), np.ascontiguousarray(keys)
         _polynomial_hash(table, keys, values.reshape(-1))
     return values
+
+
+def kernel_state(array, dtype=np.uint64):
+    """A small fitted array as the compiled kernels take it: C-contiguous, writable.
+
+    numba compiles a kernel once more for a read-only array (a type of its
+    own), which fitted attributes are after a read-only memory map (joblib):
+    a copy of the few coefficients costs less than that compilation.
+    """
+    array = np.asarray(array, dtype=dtype)
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array
+    return np.array(array, order="C")
 
 
 def hash_to_buckets(values, n_buckets):
@@ -199,7 +212,7 @@ def minwise_hashes(coefficients, indices):
     from ._hash_kernels import _minwise_hashes
 
     values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
-    coefficients = np.ascontiguousarray(coefficients)
+    coefficients = kernel_state(coefficients)
     _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
     return values
 
@@ -268,7 +281,7 @@ def bbit_codes(
     word, fold = bbit_word(b_bits, n_keys)
     offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
     args = (b_bits or 0, word, fold, offsets, out)
-    coefficients = np.ascontiguousarray(hash_coefficients, dtype=np.uint64)
+    coefficients = kernel_state(hash_coefficients)
     if positions is None:
         _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
     else:
