@@ -41,10 +41,10 @@ import numpy as np
 from ..utils._hashing import (
     bbit_word,
     hash_to_buckets,
-    kernel_state,
     minwise_hashes,
     polynomial_hash,
 )
+from ..utils._validation import kernel_array
 
 # Largest number of stored entries hashed at once: the hash values of a
 # chunk's entries (uint32, one array per hash block) stay near 4 MiB.
@@ -199,8 +199,8 @@ def oph_codes(
     # to compile the kernel for (int32 indptr is a few values per piece).
     _oph_codes(
         hashes, np.ascontiguousarray(indices), np.asarray(indptr, dtype=np.int64),
-        *tables, sparse_bins, kernel_state(code_coefficients),
-        b_bits or 0, kernel_state(offsets), out,
+        *tables, sparse_bins, kernel_array(code_coefficients, np.uint64),
+        b_bits or 0, kernel_array(offsets, np.uint64), out,
     )
     return out
 

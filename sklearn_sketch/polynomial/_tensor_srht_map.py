@@ -11,6 +11,7 @@ import numpy as np
 
 from ..utils._count_sketch import draw_hash_down
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
+from ..utils._validation import kernel_array
 from ._common import (
     PolynomialMap,
     block_coordinates,
@@ -93,7 +94,8 @@ class SRHTMap(PolynomialMap):
             # scale last.
             last = j == self.degree - 1
             srht_rows(
-                np.ascontiguousarray(U, dtype=dtype), signs[j], self.coordinates_[j], out,
+                np.ascontiguousarray(U, dtype=dtype), signs[j],
+                kernel_array(self.coordinates_[j]), out,
                 j == 0, scale if last else one,
             )
         return out

@@ -16,6 +16,7 @@ from ..utils._hadamard import hadamard_length
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
+    kernel_array,
     overflow_error,
     positive_int,
 )
@@ -125,8 +126,9 @@ def orf_projections(U, weights):
 
 
 def dense_rows(X, dtype):
-    """The rows of ``X`` as a C-ordered dense array of ``dtype`` (no copy if they are)."""
-    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=dtype)
+    """The rows of ``X`` as a C-ordered, writable dense array of ``dtype``
+    (no copy if they are: see ``kernel_array``)."""
+    return kernel_array(X.toarray() if sp.issparse(X) else X, dtype)
 
 
 def sorf_projections(X, signs, scales, out=None, n_pairs=0):

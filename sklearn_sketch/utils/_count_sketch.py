@@ -14,6 +14,7 @@ whatever the number of features).
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import kernel_array
 from ._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -82,7 +83,7 @@ def count_sketch_rows(X, buckets, signs, out, constants=None):
         )
     else:
         _scatter_dense_tables(
-            np.ascontiguousarray(X), buckets, signs, constant_buckets, constant_values, out
+            kernel_array(X), buckets, signs, constant_buckets, constant_values, out
         )
     return out
 
@@ -131,7 +132,7 @@ def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
                             *_constants(constants, out), out)
     else:
         buckets, signs = _key_tables(np.arange(X.shape[1]), *hashes)
-        _scatter_dense_tables(np.ascontiguousarray(X), buckets, signs,
+        _scatter_dense_tables(kernel_array(X), buckets, signs,
                               *_constants(constants, out), out)
     return out
 

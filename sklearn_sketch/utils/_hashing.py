@@ -61,6 +61,8 @@ a key.
 
 import numpy as np
 
+from ._validation import kernel_array
+
 MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _P = MERSENNE_PRIME
 _U1 = np.uint64(1)
@@ -131,22 +133,9 @@ def polynomial_hash(coefficients, keys):
     keys = np.broadcast_to(keys, shape).reshape(-1)
     values = np.empty(shape, dtype=np.uint64)
     if values.size:
-        table, keys = kernel_state(table), np.ascontiguousarray(keys)
+        table, keys = kernel_array(table, np.uint64), np.ascontiguousarray(keys)
         _polynomial_hash(table, keys, values.reshape(-1))
     return values
-
-
-def kernel_state(array, dtype=np.uint64):
-    """A small fitted array as the compiled kernels take it: C-contiguous, writable.
-
-    numba compiles a kernel once more for a read-only array (a type of its
-    own), which fitted attributes are after a read-only memory map (joblib):
-    a copy of the few coefficients costs less than that compilation.
-    """
-    array = np.asarray(array, dtype=dtype)
-    if array.flags.c_contiguous and array.flags.writeable:
-        return array
-    return np.array(array, order="C")
 
 
 def hash_to_buckets(values, n_buckets):
@@ -212,7 +201,7 @@ def minwise_hashes(coefficients, indices):
     from ._hash_kernels import _minwise_hashes
 
     values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
-    coefficients = kernel_state(coefficients)
+    coefficients = kernel_array(coefficients, np.uint64)
     _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
     return values
 
@@ -281,7 +270,7 @@ def bbit_codes(
     word, fold = bbit_word(b_bits, n_keys)
     offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
     args = (b_bits or 0, word, fold, offsets, out)
-    coefficients = kernel_state(hash_coefficients)
+    coefficients = kernel_array(hash_coefficients, np.uint64)
     if positions is None:
         _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
     else:

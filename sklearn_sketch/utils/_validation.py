@@ -241,3 +241,17 @@ def overflow_error(estimator, dtype, what, remedy):
         f"{type(estimator).__name__} overflowed {dtype.name}: {what} exceed the "
         f"range of {dtype.name}. {remedy}."
     )
+
+
+def kernel_array(array, dtype=None):
+    """``array`` as the compiled kernels take it: C-ordered and writable.
+
+    A copy where it is not: numba compiles a kernel once more for a
+    read-only array (a type of its own), which fitted attributes and inputs
+    are after a read-only memory map (joblib); copying small fitted arrays,
+    or a chunk of rows, costs less than that compilation.
+    """
+    array = np.asarray(array, dtype=dtype)
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array
+    return np.array(array, order="C")
