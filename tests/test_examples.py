@@ -12,11 +12,13 @@ both, because an example's run is the expensive part.
 """
 
 import ast
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from _checkout import repository_path
@@ -121,40 +123,67 @@ def _stand_in_messages(stdout):
             if "bundled with scikit-learn" in line or "synthetic" in line]
 
 
+RUNNER = Path(__file__).resolve().parent / "_example_runner.py"
+
+
+@pytest.fixture(scope="module")
+def example_runs(request, tmp_path_factory):
+    """The folders of the examples this session tests, each run once.
+
+    Each is copied into an empty folder, as the gallery's download buttons
+    hand it out, and run with ``--quick`` and a notebook kernel's own
+    arguments (``-f <connection file>``, which the examples ignore), on the
+    data at hand: the real data sets through ``$SKLEARN_SKETCH_DATA`` where
+    they are, else an empty folder (the stand-in data). All run in one
+    interpreter (``_example_runner.py``), one after the other.
+    """
+    names = sorted({
+        item.callspec.params["name"] for item in request.session.items
+        if getattr(item, "originalname", None) == "test_example_runs_alone_as_downloaded"
+    })
+    spec, folders = [], {}
+    for name in names:
+        folder = tmp_path_factory.mktemp(Path(name).stem)
+        shutil.copy(EXAMPLES_DIR / name, folder / name)
+        real_data = None if name in NO_DATA_NEEDED else find_data_home()
+        if real_data is None:
+            (folder / "no-data").mkdir()
+        spec.append(dict(
+            folder=str(folder), script=str(folder / name),
+            args=["--quick", "-f", str(folder / "kernel.json")],
+            data_home=str(real_data or folder / "no-data"),
+        ))
+        folders[name] = (folder, real_data)
+    spec_path = tmp_path_factory.mktemp("runner") / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    python_path = os.pathsep.join(
+        filter(None, [str(EXAMPLES_DIR.parent), os.environ.get("PYTHONPATH")])
+    )
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=python_path)
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), str(spec_path)], capture_output=True, text=True,
+        env=env, timeout=3600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return folders
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_example_runs_alone_as_downloaded(name, tmp_path):
-    """Copied into an empty folder, as a notebook runs it, on the data at hand.
-
-    A notebook kernel starts with ``-f <connection file>`` on its command
-    line; the examples ignore arguments that are not theirs. The data folder
-    comes from ``$SKLEARN_SKETCH_DATA``, as a downloaded example finds it:
-    the real data sets where they are (then no stand-in may be used), else
-    an empty folder (the stand-in data).
-    """
-    script = tmp_path / name
-    shutil.copy(EXAMPLES_DIR / name, script)
-    command = [sys.executable, str(script), "--quick", "-f", str(tmp_path / "kernel.json")]
-    python_path = os.pathsep.join(filter(None, [str(EXAMPLES_DIR.parent), os.environ.get("PYTHONPATH")]))
-    real_data = None if name in NO_DATA_NEEDED else find_data_home()
-    if real_data is None:
-        (tmp_path / "no-data").mkdir()
-    env = dict(
-        os.environ, MPLBACKEND="Agg", PYTHONPATH=python_path,
-        SKLEARN_SKETCH_DATA=str(real_data or tmp_path / "no-data"),
-    )
-    result = subprocess.run(
-        command, capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
-    )
-    assert result.returncode == 0, f"{name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+def test_example_runs_alone_as_downloaded(name, example_runs):
+    """Copied into an empty folder, as a notebook runs it, on the data at hand."""
+    folder, real_data = example_runs[name]
+    stdout = (folder / "stdout.txt").read_text()
+    error = folder / "error.txt"
+    assert not error.exists(), f"{name} failed:\n{stdout[-3000:]}\n{error.read_text()[-3000:]}"
     if real_data is not None:
-        assert not _stand_in_messages(result.stdout), (
+        assert not _stand_in_messages(stdout), (
             f"{name} fell back on stand-in data although the real data is in {real_data}"
         )
-    written = {path.suffix for path in (tmp_path / "output").iterdir()}
+    written = {path.suffix for path in (folder / "output").iterdir()}
     assert ".png" in written, f"{name} drew no figure: wrote {sorted(written)}"
     if name in NO_DATA_NEEDED:
-        assert "Wrote" in result.stdout and {".md", ".csv"} <= written, sorted(written)
+        assert "Wrote" in stdout and {".md", ".csv"} <= written, sorted(written)
 
 
 def test_min_max_table_runs_one_cell_alone(tmp_path):
