@@ -7,9 +7,10 @@ in cache.
 Three distributions of ``R``:
 
 * "gaussian": i.i.d. N(0, 1) entries, as Li (2014) analyses. Every
-  transform generates ``k`` entries per feature the data touch (33M on 20
-  Newsgroups at ``k = 256``), and the product reads them from memory.
-* "rademacher": i.i.d. random signs; generating them is about 12x cheaper.
+  transform generates ``k`` entries per distinct feature of each group the
+  data touch, and the product reads them from memory.
+* "rademacher": i.i.d. random signs, cheaper to generate (bits, no
+  logarithms or sines).
 * "hashed_gaussian": a Gaussian matrix behind feature hashing. The ``k``
   columns are split into groups of ``HASHED_GROUP_COLUMNS``; group ``g`` has
   its own Count Sketch of the features (a bucket ``h_g(i)`` among

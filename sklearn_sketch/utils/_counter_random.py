@@ -104,12 +104,16 @@ def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
     destinations[is_sine] = n_cosine + np.arange(features.size - n_cosine)
     radius = np.empty((features.size, n_columns), dtype=np.float32)
     angle = np.empty_like(radius)
+    # Rows r and r + FEATURE_BLOCK / 2 of a block read the same words: listed
+    # next to each other, the kernel computes them once.
+    word_rows = features - in_block + in_block % half
+    by_words = np.argsort(word_rows, kind="stable")
     key = int(seed) % 2**128  # numpy.random.Philox's key: two 64-bit words
     _box_muller_inputs(
         np.uint64(key % 2**64), np.uint64(key >> 64),
-        (features // FEATURE_BLOCK).astype(np.uint64),
-        ((in_block % half) * n_columns).astype(np.uint64),
-        destinations, radius, angle,
+        (features[by_words] // FEATURE_BLOCK).astype(np.uint64),
+        ((in_block[by_words] % half) * n_columns).astype(np.uint64),
+        destinations[by_words], radius, angle,
     )
     # The functions NumPy computes with vector instructions stay NumPy's.
     np.log(radius, out=radius)

@@ -81,30 +81,43 @@ def _box_muller_inputs(key0, key1, blocks, first_words, destinations, radius, an
     2**-24`` in ``(0, 1]`` (the log must stay finite) and its high 32 bits the
     angle ``floor(high / 2**8) 2 pi 2**-24`` in ``[0, 2 pi)``, written to
     row ``destinations[i]`` of ``radius`` and of ``angle``, in float32, as
-    NumPy computes them from the same words.
+    NumPy computes them from the same words. Rows that read the same words
+    are best listed next to each other: the second one is a copy.
     """
     n_words = radius.shape[1]
     for i in range(blocks.size):
-        block = np.uint64(blocks[i])
-        first = np.int64(first_words[i])
-        radius_row = radius[destinations[i]]
-        angle_row = angle[destinations[i]]
-        # The counters whose groups of 4 words hold the row's words; the
-        # row's word j is lane (first + j) % 4 of counter (first + j) // 4 + 1.
-        # Groups by pairs (see _philox_pair); one more group than needed at
-        # most, its words not stored.
-        for group in range(first // 4, (first + n_words + 3) // 4, 2):
-            words = _philox_pair(
-                np.uint64(group + 1), np.uint64(group + 2), block, key0, key1
+        if i and blocks[i] == blocks[i - 1] and first_words[i] == first_words[i - 1]:
+            # The same words as the row before (a cosine row and its sine
+            # row, listed next to each other): copied, not computed again.
+            radius[destinations[i]] = radius[destinations[i - 1]]
+            angle[destinations[i]] = angle[destinations[i - 1]]
+        else:
+            _write_row(
+                key0, key1, np.uint64(blocks[i]), np.int64(first_words[i]),
+                radius[destinations[i]], angle[destinations[i]],
             )
-            j = 4 * group - first
-            if j >= 0 and j + 8 <= n_words:
-                for lane in range(8):
+
+
+@kernel(inline="always")
+def _write_row(key0, key1, block, first, radius_row, angle_row):
+    """The uniforms of the words ``first ..`` of block ``block``'s stream."""
+    n_words = radius_row.size
+    # The counters whose groups of 4 words hold the row's words; the row's
+    # word j is lane (first + j) % 4 of counter (first + j) // 4 + 1. Groups
+    # by pairs (see _philox_pair); one more group than needed at most, its
+    # words not stored.
+    for group in range(first // 4, (first + n_words + 3) // 4, 2):
+        words = _philox_pair(
+            np.uint64(group + 1), np.uint64(group + 2), block, key0, key1
+        )
+        j = 4 * group - first
+        if j >= 0 and j + 8 <= n_words:
+            for lane in range(8):
+                _store(radius_row, angle_row, j + lane, words[lane])
+        else:  # the first or last groups of a row not aligned on 8 words
+            for lane in range(8):
+                if 0 <= j + lane < n_words:
                     _store(radius_row, angle_row, j + lane, words[lane])
-            else:  # the first or last groups of a row not aligned on 8 words
-                for lane in range(8):
-                    if 0 <= j + lane < n_words:
-                        _store(radius_row, angle_row, j + lane, words[lane])
 
 
 @kernel(inline="always")
