@@ -366,8 +366,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
             # kept for core2's values; core1 needs only their codes.
             positions = None
             if self.kernel == "core2":
-                position_dtype = np.int32 if X.nnz < 2**31 else np.int64
-                positions = np.empty((n_nonempty, k), dtype=position_dtype)
+                fits = _holds_positions(np.int32, X.nnz)
+                positions = np.empty((n_nonempty, k), np.int32 if fits else np.int64)
             self._hash_and_code(X, nonempty, codes, n_jobs, positions=positions)
             X = _rescale_extreme_rows(X, nonempty)
             values = np.empty((n_nonempty, k), dtype=X.dtype)
