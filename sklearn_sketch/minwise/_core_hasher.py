@@ -56,8 +56,9 @@ _BYTES_PER_ROW = 384
 # and the jobs share many pieces, so that one slowed job holds the others up
 # little.
 _MAX_PIECE_WORK = 1 << 17
-# Peak bytes per generated projection entry (raw bits, uniforms, float32
-# values and their float64 copy), for the size check of fit.
+# Peak bytes per generated projection entry (its two float32 uniforms, the
+# values' copy in the order asked and their float64 copy), an upper bound for
+# the size check of fit.
 _BYTES_PER_GENERATED_ENTRY = 24
 
 def _holds_positions(dtype, nnz):
@@ -418,8 +419,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
         sqrt(k)`` (the resemblance kernel's values). One-permutation hashing
-        without ``positions`` writes the codes (and values) in the same pass
-        as the bin minima where it can (:func:`oph_codes`).
+        without ``positions`` writes the codes in the same pass as the bin
+        minima where it can (:func:`oph_codes`).
         """
         tables = None
         if self.hashing == "oph":

@@ -35,6 +35,8 @@ import math
 
 import numpy as np
 
+from ..utils._validation import kernel_array
+
 # Terms of the Poisson(1) CDF table: the probability of more darts in one
 # cell is below 1e-19.
 _POISSON_TERMS = 22
@@ -101,8 +103,8 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     # The kernel computes in float64 (a float32 weight converts exactly) and
     # walks indptr as int64: converting these (a pass that costs little next
     # to the darts) spares numba three more compilations of it.
-    data = np.asarray(data, dtype=np.float64)
-    indptr = np.asarray(indptr, dtype=np.int64)
+    data = kernel_array(data, np.float64)
+    indptr = kernel_array(indptr, np.int64)
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
     _dart_rows(

@@ -7,7 +7,7 @@ the caller's file when it decides a cached compile is stale), and the
 densification tables of ``_positions``, which validates and prepares every
 argument. Each loop is a pass over the rows: bin minima and densification
 of one-permutation hashing (to positions, or straight to the output's
-columns and values), or the minima of ``k`` independent hashes.
+columns), or the minima of ``k`` independent hashes.
 Positions are absolute: those of ``indptr``, whose first value is the
 position of the first entry of the value arrays.
 """
@@ -43,8 +43,8 @@ def _oph_positions(
 
 @kernel
 def _oph_codes(
-    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    coefficients, b_bits, offsets, codes,
+    hashes, indices, coefficients, b_bits, offsets, indptr, probe_table, probing_bins,
+    attempts, bounds, sparse_bins, codes,
 ):
     """:func:`_oph_positions` writing each bin's output column at once.
 

@@ -110,7 +110,7 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_hashes), dtype=np.int64)
     if out.shape[0] == 0:
         return out
-    indptr = np.asarray(indptr, dtype=np.int64)  # one dtype to compile for
+    indptr = kernel_array(indptr, np.int64)  # one dtype to compile for
     # Hash values of a block of hashes at a time, about MAX_CHUNK_NNZ of them.
     block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
     for first in range(0, n_hashes, block):
@@ -192,17 +192,13 @@ def oph_codes(
         )
     if out.shape[0] == 0:
         return out
-    n_attempts, n_bins = tables[0].shape
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
-    sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
-    # indptr as int64 and the coefficients writable: fewer dtypes for numba
-    # to compile the kernel for (int32 indptr is a few values per piece).
-    _oph_codes(
-        hashes, np.ascontiguousarray(indices), np.asarray(indptr, dtype=np.int64),
-        *tables, sparse_bins, kernel_array(code_coefficients, np.uint64),
-        b_bits or 0, kernel_array(offsets, np.uint64), out,
+    coefficients = kernel_array(code_coefficients, np.uint64)
+    arrays = (
+        hashes, np.ascontiguousarray(indices), coefficients, b_bits or 0,
+        kernel_array(offsets, np.uint64),
     )
-    return out
+    return _run_binned(_oph_codes, arrays, indptr, tables, out)
 
 
 def binned_positions(bin_hashes, order, indptr, tables, out=None):
@@ -246,7 +242,8 @@ def _run_binned(kernel, arrays, indptr, tables, out):
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
         sparse_bins = int(np.ceil(SPARSE_FILL_FRACTION * n_bins / np.sqrt(n_attempts)))
-        kernel(*arrays, np.asarray(indptr, dtype=np.int64), *tables, sparse_bins, out)
+        # indptr as int64 (a few values per piece): one dtype to compile for.
+        kernel(*arrays, kernel_array(indptr, np.int64), *tables, sparse_bins, out)
     return out
 
 

@@ -14,7 +14,6 @@ whatever the number of features).
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import kernel_array
 from ._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
@@ -23,6 +22,7 @@ from ._hashing import (
     hash_to_signs,
     polynomial_hash,
 )
+from ._validation import kernel_array
 
 
 def draw_hash_down(random_state, n_sketches):
