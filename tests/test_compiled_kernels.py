@@ -53,13 +53,23 @@ def kernel_modules():
 
 
 def test_import_neither_imports_numba_nor_compiles():
+    # Then each kernel compiles at its first use, and only the kernels used.
     code = (
-        "import sys, sklearn_sketch\n"
+        "import sys, numpy as np, sklearn_sketch\n"
         "from sklearn_sketch import *\n"
         "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('numba.')"
-        " or m.endswith('_kernels')))"
+        " or m.endswith('_kernels')))\n"
+        "from sklearn_sketch.metrics import _kernels as m, min_max_kernel\n"
+        "from sklearn_sketch.utils import _count_sketch_kernels as c\n"
+        "loops = (m.scale_rows, m.min_max_rows, m.core_rows, c._scatter_dense_tables)\n"
+        "assert not any(f.signatures for f in loops)\n"
+        "min_max_kernel([[1.0, 2.0]])\n"
+        "assert m.min_max_rows.signatures and not m.core_rows.signatures\n"
+        "TensorSketch(8).fit_transform(np.eye(3))\n"
+        "assert c._scatter_dense_tables.signatures and not c._scatter_csr_tables.signatures\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _run(code)
+    assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
 
 
@@ -154,9 +164,7 @@ import sklearn_sketch as sk
 rng = np.random.RandomState(0)
 X = sp.csr_matrix((rng.rand(120, 40) * (rng.rand(120, 40) < 0.3)).astype(np.float32))
 y = (X.sum(axis=1).A1 > np.median(X.sum(axis=1).A1)).astype(int)
-model = Pipeline([
-    ("sketch", sk.CoREHasher(hashing="oph", random_state=0)), ("svc", LinearSVC())
-])
+model = Pipeline([("sketch", sk.TensorSketch(random_state=0)), ("svc", LinearSVC())])
 grid = {"sketch__n_components": [16, 32]}
 search = GridSearchCV(model, grid, cv=2, n_jobs=2).fit(X, y)
 scores = search.cv_results_["mean_test_score"]
@@ -179,10 +187,11 @@ def _read_only_copy(root):
 
 @pytest.mark.slow
 def test_grid_search_in_processes_compiling_at_once_into_an_empty_cache(tmp_path):
-    # The two loky workers of the search compile the same kernels of three
-    # modules (hashing, OPH, Philox) at the same time into one empty cache,
-    # from a read-only install. (Which modules matters little: numba writes
-    # every module's cache the same way.)
+    # The two loky workers of the search compile the same kernels of two
+    # modules (hashing, Count Sketch) at the same time into one empty cache,
+    # from a read-only install, and score as one process does. (Which modules
+    # matters little: numba writes every module's cache the same way; these
+    # two compile fastest.)
     site = _read_only_copy(tmp_path)
     try:
         result = subprocess.run(

@@ -7,11 +7,7 @@ number of columns, stays finite and scale-correct from subnormal values to
 the largest float, and names what is wrong with a malformed input.
 """
 
-import os
-import subprocess
-import sys
 import tracemalloc
-from pathlib import Path
 
 import _metrics_reference as reference
 import numpy as np
@@ -25,8 +21,6 @@ from sklearn_sketch.metrics import (
     min_max_kernel,
     resemblance_kernel,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # name -> (kernel, its reference, whether it takes negative values)
 KERNELS = {
@@ -253,47 +247,3 @@ def test_malformed_input_is_refused_by_name(name):
     for X, Y, message in _malformed(name):
         with pytest.raises(ValueError, match=message):
             kernel(X, Y)
-
-
-def _python(code, **env):
-    """Run ``code`` in a fresh interpreter that imports this checkout's package."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    return subprocess.Popen(
-        [sys.executable, "-c", code], cwd=ROOT, env=environment,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-
-
-def test_importing_the_package_compiles_no_kernel():
-    code = (
-        "import sys, sklearn_sketch, sklearn_sketch.metrics as m\n"
-        "assert 'sklearn_sketch.metrics._kernels' not in sys.modules\n"
-        "from sklearn_sketch.metrics import _kernels as k\n"
-        "loops = (k.scale_rows, k.min_max_rows, k.core_rows)\n"
-        "assert not any(f.signatures for f in loops)\n"
-        "m.min_max_kernel([[1.0, 2.0]])\n"
-        "assert k.min_max_rows.signatures and not k.core_rows.signatures\n"
-    )
-    process = _python(code)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err
-
-
-@pytest.mark.slow
-def test_processes_compiling_at_once_into_an_empty_cache(tmp_path):
-    code = (
-        "import numpy as np\n"
-        "from sklearn_sketch.metrics import core_kernel, gmm_kernel\n"
-        "X = np.array([[1.0, -2.0, 0.0], [1.0, 2.0, 3.0]])\n"
-        "K, L = gmm_kernel(X), core_kernel(X, kind=2)\n"
-        "print(float(K[0, 1]).hex(), float(L[0, 1]).hex())\n"
-    )
-    processes = [_python(code, NUMBA_CACHE_DIR=str(tmp_path)) for _ in range(2)]
-    results = [(*p.communicate(timeout=300), p.returncode) for p in processes]
-    assert all(code == 0 for _, _, code in results), [err for _, err, _ in results]
-    outputs = {out for out, _, _ in results}
-    assert len(outputs) == 1  # the same bits in every process
-    gmm, core2 = map(float.fromhex, outputs.pop().split())
-    assert gmm == pytest.approx(1 / 8, rel=1e-15)
-    assert core2 == pytest.approx(-3 / np.sqrt(70) * np.sqrt(6) / 3, rel=1e-15)
-    assert list(tmp_path.rglob("*.nbi"))  # the compiles were cached

@@ -56,7 +56,9 @@ def test_a_tests_only_folder_has_the_markers_of_this_run(tmp_path, pytestconfig)
     assert {name: there.get(name) for name in ours} == ours
 
 
-def test_a_tests_only_folder_turns_runtime_warnings_into_errors(tmp_path):
+def test_a_tests_only_folder_skips_what_needs_the_repository(tmp_path):
+    # One run for two rules: the skips, and the warning rule (a test that
+    # passes only where a RuntimeWarning is raised as an error).
     folder = _tests_only(tmp_path)
     (folder / "tests" / "test_warning_rule.py").write_text(
         "import warnings\n\nimport pytest\n\n\n"
@@ -64,15 +66,11 @@ def test_a_tests_only_folder_turns_runtime_warnings_into_errors(tmp_path):
         "    with pytest.raises(RuntimeWarning):\n"
         "        warnings.warn('overflow', RuntimeWarning)\n"
     )
-    result = _pytest(folder, "-q", "tests/test_warning_rule.py")
-    assert result.returncode == 0, result.stdout[-3000:]
-
-
-def test_a_tests_only_folder_skips_what_needs_the_repository(tmp_path):
-    folder = _tests_only(tmp_path)
-    modules = [f"tests/{name}" for name in READ_THE_REPOSITORY]
-    result = _pytest(folder, "-q", "-rs", "--strict-markers", "-m", "not slow", *modules)
+    modules = [f"tests/{name}" for name in ["test_warning_rule.py", *READ_THE_REPOSITORY]]
+    result = _pytest(folder, "-q", "-rsp", "--strict-markers", "-m", "not slow", *modules)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert re.search(r"^PASSED tests/test_warning_rule\.py::test_runtime_warning_raises$",
+                     result.stdout, re.M), result.stdout[-3000:]
     skipped = re.findall(r"^SKIPPED \[\d+\] \S+ (test_\w+\.py) needs (\S+) of the repository",
                          result.stdout, re.M)
     expected = {
