@@ -36,12 +36,22 @@ def polynomial(coefficients, key):
     return value
 
 
+def mix64(z):
+    """SplitMix64's finalizer of a 64-bit integer."""
+    z ^= z >> 30
+    z = (z * 0xBF58476D1CE4E5B9) & MASK64
+    z ^= z >> 27
+    z = (z * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
 def probes(probe_coefficients, n_bins, n_attempts):
-    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mod k."""
+    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mixed, mod k."""
     table = []
     for j in range(n_bins):
         keys = range(j * n_attempts, (j + 1) * n_attempts)
-        table.append([polynomial(probe_coefficients, key) % n_bins for key in keys])
+        values = (mix64(polynomial(probe_coefficients, key)) for key in keys)
+        table.append([value % n_bins for value in values])
     return table
 
 
