@@ -302,16 +302,28 @@ def invert_probes(probes):
         ``bounds[f, 0] : bounds[f, s]``.
     """
     n_bins, n_attempts = probes.shape
-    # Pair (j, t) is entry j * n_attempts + t of the flat table; its sort
-    # key is f * n_attempts + t.
-    keys = probes.astype(np.int64).ravel() * n_attempts
-    keys += np.tile(np.arange(n_attempts), n_bins)
-    order = np.argsort(keys, kind="stable")
-    probing_bins = (order // n_attempts).astype(np.int32)
-    attempts = (order % n_attempts).astype(np.int32)
+    # Pair (j, t) is entry t * n_bins + j of the attempt-major table: a
+    # stable sort by the probed bin alone orders the pairs by bin, then
+    # attempt (then j). Bin numbers of 16 bits take NumPy's radix sort, in
+    # linear time whatever the order of the probes.
+    key_dtype = np.uint16 if n_bins <= 1 << 16 else np.int64
+    by_attempt = probes.T.ravel()
+    order = np.argsort(by_attempt.astype(key_dtype), kind="stable")
+    probing_bins = (order % n_bins).astype(np.int32)
+    attempts = (order // n_bins).astype(np.int32)
+    # bounds[f, s] counts the pairs of key f * n_attempts + t below
+    # f * n_attempts + s: a cumulative count of the keys, read at those.
+    # Temporaries go as soon as used (BYTES_PER_PROBE bounds the peak).
+    del order
+    keys = np.multiply(by_attempt, n_attempts, dtype=np.int64)
+    del by_attempt
+    keys += np.repeat(np.arange(n_attempts), n_bins)
+    below = np.zeros(n_bins * n_attempts + 1, dtype=np.int32)
+    np.cumsum(np.bincount(keys, minlength=n_bins * n_attempts), out=below[1:])
+    del keys
     all_keys = np.arange(n_bins * (n_attempts + 1)).reshape(n_bins, n_attempts + 1)
     all_keys -= np.arange(n_bins)[:, None]  # f * n_attempts + s, s = 0 .. n_attempts
-    bounds = np.searchsorted(keys[order], all_keys).astype(np.int32)
+    bounds = below[all_keys]
     return probing_bins, attempts, bounds
 
 
