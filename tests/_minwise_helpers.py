@@ -128,7 +128,8 @@ def densified_oph_variance(n_common, n_union, k):
     n, occupancy = n[1:], occupancy[1:]
     m = k - n
     sum_squares = n + 3 * m + m * (m - 1) / n
-    return np.sum(occupancy * (R * R_tilde - R**2 + R * (1 - R_tilde) * sum_squares / k**2))
+    given_n = R * R_tilde - R**2 + R * (1 - R_tilde) * sum_squares / k**2
+    return np.sum(occupancy * given_n)
 
 
 def densified_oph_oracle(n_common, n_union, k, n_draws, seed):

@@ -46,7 +46,11 @@ def mix64(z):
 
 
 def probes(probe_coefficients, n_bins, n_attempts):
-    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mixed, mod k."""
+    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mod k.
+
+    The polynomial's value of the key passes through SplitMix64's finalizer
+    before the reduction to a bin.
+    """
     table = []
     for j in range(n_bins):
         keys = range(j * n_attempts, (j + 1) * n_attempts)
@@ -56,7 +60,7 @@ def probes(probe_coefficients, n_bins, n_attempts):
 
 
 def invert_probes(probe_table):
-    """Pairs ``(j, t)`` by the bin ``probe_table[j][t]`` they probe, then ``t``, then ``j``.
+    """Pairs ``(j, t)`` by the bin ``probe_table[j][t]`` they probe, then ``t``, ``j``.
 
     Returns the pairs' bins ``j``, their attempts ``t``, and ``bounds[f][s]``:
     how many pairs probe a bin below ``f``, or bin ``f`` before attempt ``s``.

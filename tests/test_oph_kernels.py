@@ -131,7 +131,9 @@ def test_oph_positions_match_the_reference(
     np.testing.assert_array_equal(positions, expected[first : first + len(positions)])
 
 
-@pytest.mark.parametrize("n_bins, n_attempts", [(1, 1), (5, 1), (1, 4), (7, 7), (13, 6)])
+@pytest.mark.parametrize(
+    "n_bins, n_attempts", [(1, 1), (5, 1), (1, 4), (7, 7), (13, 6)]
+)
 def test_inverse_probe_lists_match_the_reference(n_bins, n_attempts):
     # The inverse lists the densification from the filled bins reads, on
     # mixed probe tables and on tables whose bins hit one bin, or few.

@@ -150,13 +150,14 @@ def test_densified_oph_variance_formula_matches_fully_random_oracle():
     # OPH with a fully random hash and probes, on the next test's pairs.
     # 10% of the formula must exceed 4 standard errors of the sample variance.
     for n_common, n_union, k in [(32, 64, 128), (10, 50, 128), (60, 100, 64)]:
-        samples = densified_oph_oracle(n_common, n_union, k, 10_000, statistical_seed(0))
+        seed = statistical_seed(0)
+        samples = densified_oph_oracle(n_common, n_union, k, 10_000, seed)
         variance = densified_oph_variance(n_common, n_union, k)
         check_mean_and_variance(samples, n_common / n_union, variance)
 
 
 def _oph_variance_pairs(copies):
-    """Pairs with more bins than union elements: consecutive, huge and scattered indices.
+    """Pairs with fewer elements than bins: consecutive, huge and scattered indices.
 
     Each copy uses its own columns, so every pair is hashed independently of
     the others (they share only the fitted hasher's probe table).
