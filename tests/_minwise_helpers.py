@@ -96,3 +96,53 @@ def check_mean_and_variance(samples, kernel, variance):
     se_var = np.sqrt((m4 - var**2) / n)
     assert 4 * se_var < 0.10 * variance, (se_var, variance)
     assert abs(var - variance) < 0.10 * variance, (var, variance)
+
+
+def densified_oph_variance(n_common, n_union, k):
+    """Variance of one-permutation hashing with optimal densification.
+
+    The estimator is the fraction of the ``k`` bins whose codes collide, for
+    two sets sharing ``n_common`` of their ``n_union`` elements, with a fully
+    random hash and fully random probe sequences (the setting of Shrivastava
+    2017's analysis). Given the number ``n`` of bins the union fills and
+    ``m = k - n``, the estimate is ``sum_g N_g X_g / k`` over the filled
+    bins: ``X_g`` says whether the union's minimum in bin ``g`` is common
+    (the ``n`` minima are a uniform ``n``-subset of the union) and ``N_g``
+    is 1 plus the empty bins whose first probe hit is ``g`` (multinomial,
+    ``m`` trials over ``n`` bins, independent of the ``X``). With ``R =
+    n_common / n_union``, ``R~ = (n_common - 1) / (n_union - 1)`` and
+    ``E sum N_g**2 = n + 3 m + m (m - 1) / n``::
+
+        Var = R R~ - R**2 + R (1 - R~) E[sum N_g**2] / k**2
+
+    averaged over the occupancy distribution of ``n`` (``n_union`` balls in
+    ``k`` bins). With no empty bin it is sampling without replacement,
+    ``R (1 - R) (n_union - k) / (k (n_union - 1))``.
+    """
+    occupancy = np.zeros(k + 1)
+    occupancy[0] = 1.0
+    n = np.arange(k + 1)
+    for _ in range(n_union):
+        occupancy = occupancy * n / k + np.r_[0.0, occupancy[:-1] * (k - n[:-1]) / k]
+    R, R_tilde = n_common / n_union, (n_common - 1) / (n_union - 1)
+    n, occupancy = n[1:], occupancy[1:]
+    m = k - n
+    sum_squares = n + 3 * m + m * (m - 1) / n
+    given_n = R * R_tilde - R**2 + R * (1 - R_tilde) * sum_squares / k**2
+    return np.sum(occupancy * given_n)
+
+
+def densified_oph_oracle(n_common, n_union, k, n_draws, seed):
+    """Estimates of fully random densified OPH (elements ``< n_common`` are common)."""
+    rng = np.random.default_rng(seed)
+    estimates = np.empty(n_draws)
+    for draw in range(n_draws):
+        bins = rng.integers(0, k, n_union)
+        by_rank = rng.permutation(n_union)
+        filled, first = np.unique(bins[by_rank], return_index=True)
+        common = by_rank[first] < n_common
+        # Each empty bin's first hit: a uniform filled bin, independently.
+        hits = rng.integers(0, filled.size, k - filled.size)
+        weights = 1 + np.bincount(hits, minlength=filled.size)
+        estimates[draw] = weights @ common / k
+    return estimates

@@ -36,13 +36,44 @@ def polynomial(coefficients, key):
     return value
 
 
+def mix64(z):
+    """SplitMix64's finalizer of a 64-bit integer."""
+    z ^= z >> 30
+    z = (z * 0xBF58476D1CE4E5B9) & MASK64
+    z ^= z >> 27
+    z = (z * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
 def probes(probe_coefficients, n_bins, n_attempts):
-    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mod k."""
+    """Bin probed by bin ``j`` at attempt ``t``: key ``j * n_attempts + t``, mod k.
+
+    The polynomial's value of the key passes through SplitMix64's finalizer
+    before the reduction to a bin.
+    """
     table = []
     for j in range(n_bins):
         keys = range(j * n_attempts, (j + 1) * n_attempts)
-        table.append([polynomial(probe_coefficients, key) % n_bins for key in keys])
+        values = (mix64(polynomial(probe_coefficients, key)) for key in keys)
+        table.append([value % n_bins for value in values])
     return table
+
+
+def invert_probes(probe_table):
+    """Pairs ``(j, t)`` by the bin ``probe_table[j][t]`` they probe, then ``t``, ``j``.
+
+    Returns the pairs' bins ``j``, their attempts ``t``, and ``bounds[f][s]``:
+    how many pairs probe a bin below ``f``, or bin ``f`` before attempt ``s``.
+    """
+    n_bins, n_attempts = len(probe_table), len(probe_table[0])
+    pairs = sorted(
+        (probe_table[j][t], t, j) for j in range(n_bins) for t in range(n_attempts)
+    )
+    bounds = [
+        [sum(1 for g, u, _ in pairs if (g, u) < (f, s)) for s in range(n_attempts + 1)]
+        for f in range(n_bins)
+    ]
+    return [j for _, _, j in pairs], [t for _, t, _ in pairs], bounds
 
 
 def oph_positions(indices, indptr, hash_coefficients, probe_table):

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from _minwise_reference import (
     bbit_code,
     fmix32,
+    invert_probes,
     minwise_hash,
     minwise_positions,
     oph_positions,
@@ -128,6 +129,27 @@ def test_oph_positions_match_the_reference(
     )
     first = np.count_nonzero(np.diff(indptr[: start + 1]))
     np.testing.assert_array_equal(positions, expected[first : first + len(positions)])
+
+
+@pytest.mark.parametrize(
+    "n_bins, n_attempts", [(1, 1), (5, 1), (1, 4), (7, 7), (13, 6)]
+)
+def test_inverse_probe_lists_match_the_reference(n_bins, n_attempts):
+    # The inverse lists the densification from the filled bins reads, on
+    # mixed probe tables and on tables whose bins hit one bin, or few.
+    rng = np.random.RandomState(n_bins * 100 + n_attempts)
+    tables = [
+        _positions.densification_probes(draw_polynomial_hashes(rng, 1, 2)[0],
+                                        n_bins, n_attempts),
+        np.zeros((n_bins, n_attempts), dtype=np.intp),
+        rng.randint(0, min(n_bins, 2), size=(n_bins, n_attempts)),
+    ]
+    for table in tables:
+        expected = invert_probes(table.tolist())
+        result = _positions.invert_probes(table)
+        for got, want in zip(result, expected):
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, np.array(want).reshape(got.shape))
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])

@@ -156,7 +156,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``n_components`` of them for "minwise", one for "oph".
 
     probe_coefficients_ : ndarray of shape (2,), dtype uint64
-        Pairwise independent hash of the densification probes ("oph").
+        Pairwise independent hash of the keys of the densification probes
+        ("oph"), mixed before use.
 
     bucket_coefficients_ : ndarray of shape (n_components, 2), dtype uint64
         Hash of each block's b-bit location code (when ``b_bits`` is set).

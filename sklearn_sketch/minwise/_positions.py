@@ -42,6 +42,7 @@ from ..utils._hashing import (
     bbit_word,
     hash_to_buckets,
     minwise_hashes,
+    mix64,
     polynomial_hash,
 )
 from ..utils._validation import kernel_array
@@ -49,7 +50,8 @@ from ..utils._validation import kernel_array
 # Largest number of stored entries hashed at once: the hash values of a
 # chunk's entries (uint32, one array per hash block) stay near 4 MiB.
 MAX_CHUNK_NNZ = 1 << 20
-# Pairwise independence is all the densification probes need.
+# The densification probes are a pairwise independent polynomial hash of
+# their keys, then mixed (see densification_probes for why the mixing).
 PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
@@ -250,11 +252,22 @@ def _run_binned(kernel, arrays, indptr, tables, out):
 def densification_probes(probe_coefficients, n_bins, n_attempts):
     """Bin to borrow from at each attempt, for every bin: ``(n_bins, n_attempts)``.
 
-    The probe of bin ``j`` at attempt ``t`` is a pairwise independent hash of
-    ``(j, t)`` (Shrivastava 2017). It depends on neither the row nor the data,
-    which is what keeps the collision probability equal to the resemblance.
-    The table is the same at every transform of a fitted hasher, so the last
-    few are kept (read-only) rather than hashed again each time.
+    The probe of bin ``j`` at attempt ``t`` is a pairwise independent
+    polynomial hash of the key ``j * n_attempts + t``, passed through
+    SplitMix64's finalizer (:func:`~sklearn_sketch.utils._hashing.mix64`, a
+    fixed bijection) and reduced to a bin. It depends on neither the row nor
+    the data, which is what keeps the collision probability equal to the
+    resemblance (Shrivastava 2017).
+
+    The mixing is what keeps the variance that of optimal densification,
+    whose analysis takes the probe sequences of different bins to be
+    independent. A linear hash of the keys alone makes them an arithmetic
+    progression modulo ``P``: every bin's sequence is then bin 0's shifted
+    by one of two constants at each attempt, the empty bins of a row copy
+    correlated sources, and the estimator's variance grows the more bins are
+    empty (``k`` beyond the set sizes). The table is the same at every
+    transform of a fitted hasher, so the last few are kept (read-only)
+    rather than hashed again each time.
     """
     key = tuple(int(c) for c in probe_coefficients)
     return _densification_probes(key, int(n_bins), int(n_attempts))
@@ -263,7 +276,7 @@ def densification_probes(probe_coefficients, n_bins, n_attempts):
 @functools.lru_cache(maxsize=4)
 def _densification_probes(probe_coefficients, n_bins, n_attempts):
     keys = np.arange(n_bins * n_attempts, dtype=np.uint64)
-    values = polynomial_hash(np.array(probe_coefficients, dtype=np.uint64), keys)
+    values = mix64(polynomial_hash(np.array(probe_coefficients, dtype=np.uint64), keys))
     probes = hash_to_buckets(values, n_bins).reshape(n_bins, n_attempts)
     probes.flags.writeable = False
     return probes
@@ -289,16 +302,28 @@ def invert_probes(probes):
         ``bounds[f, 0] : bounds[f, s]``.
     """
     n_bins, n_attempts = probes.shape
-    # Pair (j, t) is entry j * n_attempts + t of the flat table; its sort
-    # key is f * n_attempts + t.
-    keys = probes.astype(np.int64).ravel() * n_attempts
-    keys += np.tile(np.arange(n_attempts), n_bins)
-    order = np.argsort(keys, kind="stable")
-    probing_bins = (order // n_attempts).astype(np.int32)
-    attempts = (order % n_attempts).astype(np.int32)
+    # Pair (j, t) is entry t * n_bins + j of the attempt-major table: a
+    # stable sort by the probed bin alone orders the pairs by bin, then
+    # attempt (then j). Bin numbers of 16 bits take NumPy's radix sort, in
+    # linear time whatever the order of the probes.
+    key_dtype = np.uint16 if n_bins <= 1 << 16 else np.int64
+    by_attempt = probes.T.ravel()
+    order = np.argsort(by_attempt.astype(key_dtype), kind="stable")
+    probing_bins = (order % n_bins).astype(np.int32)
+    attempts = (order // n_bins).astype(np.int32)
+    # bounds[f, s] counts the pairs of key f * n_attempts + t below
+    # f * n_attempts + s: a cumulative count of the keys, read at those.
+    # Temporaries go as soon as used (BYTES_PER_PROBE bounds the peak).
+    del order
+    keys = np.multiply(by_attempt, n_attempts, dtype=np.int64)
+    del by_attempt
+    keys += np.repeat(np.arange(n_attempts), n_bins)
+    below = np.zeros(n_bins * n_attempts + 1, dtype=np.int32)
+    np.cumsum(np.bincount(keys, minlength=n_bins * n_attempts), out=below[1:])
+    del keys
     all_keys = np.arange(n_bins * (n_attempts + 1)).reshape(n_bins, n_attempts + 1)
     all_keys -= np.arange(n_bins)[:, None]  # f * n_attempts + s, s = 0 .. n_attempts
-    bounds = np.searchsorted(keys[order], all_keys).astype(np.int32)
+    bounds = below[all_keys]
     return probing_bins, attempts, bounds
 
 
