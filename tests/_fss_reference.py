@@ -24,9 +24,10 @@ def mix64(z):
 
 
 def round_hash(coordinate, round_, seeds):
-    """The 64-bit hash of ``coordinate`` in round ``round_``."""
+    """The 32-bit hash of ``coordinate`` in round ``round_``."""
     s0, s1 = (int(s) for s in seeds)
-    return mix64(mix64(int(coordinate) + s0) + s1 + (round_ + 1) * GOLDEN_GAMMA)
+    multiplier = mix64(s1 + (round_ + 1) * GOLDEN_GAMMA) | 1
+    return ((multiplier * mix64(int(coordinate) + s0)) & MASK64) >> 32
 
 
 def fss_row(coordinates, seeds, n_bins):
@@ -36,10 +37,10 @@ def fss_row(coordinates, seeds, n_bins):
         for offset, coordinate in enumerate(coordinates):
             h = round_hash(coordinate, round_, seeds)
             if round_ < n_bins:
-                bin_ = ((h >> 32) * n_bins) >> 32
+                bin_ = (h * n_bins) >> 32
             else:
                 bin_ = round_ - n_bins
-            if best[bin_] is None or (round_, h) < best[bin_][:2]:
+            if best[bin_] is None or (round_, h, offset) < best[bin_]:
                 best[bin_] = (round_, h, offset)
     return [entry[2] for entry in best]
 

@@ -11,12 +11,21 @@ every bin is filled (no later round can change a bin). The kernel writes,
 for every nonempty row, the position of each bin's element.
 
 Hashing: element ``x`` has the key ``z = mix64(x + s0)`` and round ``i``
-the 64-bit hash ``h = mix64(z + s1 + (i + 1) * golden_gamma)`` (output
-``i`` of the SplitMix64 stream keyed by ``z + s1``), with ``(s0, s1)`` the
-row-independent seeds. ``mix64`` is a bijection, so two coordinates never
-share a key nor, in one round, a hash: there are no ties. The bin of ``h``
-in the rounds ``i < k`` is ``((h >> 32) * k) >> 32`` and the order within
-a bin is that of ``h`` (uniform within the bin's range of hashes).
+the 64-bit hash ``h = a_i * z mod 2**64``, with the odd multiplier
+``a_i = mix64(s1 + (i + 1) * golden_gamma) | 1`` (output ``i`` of the
+SplitMix64 stream seeded by ``s1``, made odd) and ``(s0, s1)`` the
+row-independent seeds. The bin of ``h`` in the rounds ``i < k`` is
+``((h >> 32) * k) >> 32``, and the order within a bin that of ``h >> 32``,
+ties to the smaller coordinate (the first in the row). Whatever the rounds'
+hashes, a bin's element is the one of the row minimizing a fixed function
+of its coordinate (its first round in the bin, then its hash), and the keys
+of distinct coordinates are as independent uniform 64-bit words (``mix64``
+is a bijection), so each element of a union is as likely as any other to
+be the bin's element of the union: the codes of two rows collide with
+probability their resemblance (up to ties of 32-bit hashes, which a fixed
+tie-break keeps consistent). One multiplication per element and round
+(each key mixed once) keeps the rounds cheap; the multipliers, one per
+round, make the rounds' bins independent of each other.
 
 ``_mix64`` is SplitMix64's finalizer, ``utils._hashing.mix64`` written
 out here because a kernel calls jitted functions of its own module only
@@ -36,6 +45,10 @@ _U32 = np.uint64(32)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_ONE = np.uint64(1)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_HIGH32 = np.uint64(0xFFFFFFFF00000000)
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @kernel(inline="always")
@@ -61,11 +74,11 @@ def _fss_positions(indices, indptr, seeds, out):
     for r in range(indptr.size - 1):
         longest = max(longest, indptr[r + 1] - indptr[r])
     keys = np.empty(longest, dtype=np.uint64)
-    # Round that filled each bin (2k: not yet), the hash and the offset in
-    # the row of its element.
-    stamp = np.full(n_bins, 2 * n_bins, dtype=np.int64)
-    best = np.empty(n_bins, dtype=np.uint64)
-    chosen = np.empty(n_bins, dtype=np.int64)
+    candidates = np.empty(longest, dtype=np.int64)
+    # 1 while a bin is empty; (high half of the hash, offset in the row)
+    # of its element packed in one word, whose minimum is the bin's element.
+    empty = np.ones(n_bins, dtype=np.uint8)
+    best = np.full(n_bins, _EMPTY, dtype=np.uint64)
     s0, s1 = seeds[0], seeds[1]
     row = 0
     for r in range(indptr.size - 1):
@@ -73,57 +86,60 @@ def _fss_positions(indices, indptr, seeds, out):
         if start == stop:
             continue
         for p in range(stop - start):
-            keys[p] = _mix64(np.uint64(indices[start + p]) + s0) + s1
-        _sketch_row(keys[: stop - start], stamp, best, chosen)
+            keys[p] = _mix64(np.uint64(indices[start + p]) + s0)
+        _sketch_row(keys[: stop - start], s1, candidates, empty, best)
         first = base + start
         for j in range(n_bins):
-            out[row, j] = first + chosen[j]
-            stamp[j] = 2 * n_bins
+            out[row, j] = first + np.int64(best[j] & _LOW32)
+            empty[j] = 1
+            best[j] = _EMPTY
         row += 1
 
 
-@kernel
-def _sketch_row(keys, stamp, best, chosen):
-    """Fill ``chosen`` with the offset in the row of each bin's element.
+@kernel(inline="always")
+def _multiplier(s1, round_):
+    """The odd multiplier of round ``round_``."""
+    return _mix64(s1 + np.uint64(round_ + 1) * _GOLDEN_GAMMA) | _ONE
 
-    ``stamp`` holds ``2k`` (no bin filled) on entry; the bins' rounds on
-    return.
+
+@kernel
+def _sketch_row(keys, s1, candidates, empty, best):
+    """Fill ``best`` with the packed hash and offset of each bin's element.
+
+    ``empty`` is all ones and ``best`` all ``_EMPTY`` on entry; ``empty`` is
+    all zeros on return. Each round first lists, without a branch, the
+    elements that reach a bin still empty (few, once most bins are filled:
+    the rounds then cost their hashing only), then settles those bins.
     """
-    n_bins = stamp.size
+    n_bins = empty.size
     n_bins_64 = np.uint64(n_bins)
     n = keys.size
     if n == 1:
         # Every round sends the one element somewhere: it fills every bin.
-        chosen[:] = 0
+        best[:] = 0
         return
     n_filled = 0
     for i in range(n_bins):
-        stream = np.uint64(i + 1) * _GOLDEN_GAMMA
+        a = _multiplier(s1, i)
+        n_candidates = 0
         for p in range(n):
-            h = _mix64(keys[p] + stream)
+            b = (((a * keys[p]) >> _U32) * n_bins_64) >> _U32
+            candidates[n_candidates] = p
+            n_candidates += empty[b]
+        for q in range(n_candidates):
+            p = candidates[q]
+            h = a * keys[p]
             b = ((h >> _U32) * n_bins_64) >> _U32
-            s = stamp[b]
-            if s > i:  # the bin's first element
-                stamp[b] = i
-                best[b] = h
-                chosen[b] = p
-                n_filled += 1
-            elif s == i and h < best[b]:
-                best[b] = h
-                chosen[b] = p
+            best[b] = min(best[b], (h & _HIGH32) | np.uint64(p))
+            n_filled += empty[b]
+            empty[b] = 0
         if n_filled == n_bins:
             return
     # Round k + j sends every element to bin j: only the bins still empty
     # take theirs from it.
     for j in range(n_bins):
-        if stamp[j] < n_bins:
+        if not empty[j]:
             continue
-        stream = np.uint64(n_bins + j + 1) * _GOLDEN_GAMMA
-        low = _mix64(keys[0] + stream)
-        chosen[j] = 0
-        for p in range(1, n):
-            h = _mix64(keys[p] + stream)
-            if h < low:
-                low = h
-                chosen[j] = p
-        stamp[j] = n_bins + j
+        a = _multiplier(s1, n_bins + j)
+        for p in range(n):
+            best[j] = min(best[j], ((a * keys[p]) & _HIGH32) | np.uint64(p))

@@ -179,6 +179,9 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     """
     from ._fss_kernels import _fss_positions
 
+    if indptr.size > 1 and np.max(np.diff(indptr)) >= 2**32:
+        # The kernel packs an entry's offset in its row into 32 bits.
+        raise ValueError("fss_positions takes rows of fewer than 2**32 entries.")
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
