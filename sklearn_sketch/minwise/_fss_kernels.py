@@ -24,8 +24,9 @@ is a bijection), so each element of a union is as likely as any other to
 be the bin's element of the union: the codes of two rows collide with
 probability their resemblance (up to ties of 32-bit hashes, which a fixed
 tie-break keeps consistent). One multiplication per element and round
-(each key mixed once) keeps the rounds cheap; the multipliers, one per
-round, make the rounds' bins independent of each other.
+(each key mixed once) keeps the rounds cheap; a multiplier of its own per
+round decorrelates the rounds' bins, which the variance (not the collision
+probability) relies on; the tests check it against MinHash's.
 
 ``_mix64`` is SplitMix64's finalizer, ``utils._hashing.mix64`` written
 out here because a kernel calls jitted functions of its own module only
