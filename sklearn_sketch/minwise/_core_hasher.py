@@ -135,11 +135,12 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         faster. "fss": the fast similarity sketch [4]_, rounds of
         one-permutation hashing until every block has a location, expected
         ``O(nnz + k log k)`` per row; each block's locations collide with
-        probability exactly ``R`` and the estimates' variance is at most
-        that of ``k`` independent hashes, below it where ``k`` is comparable
-        to the sets' sizes or larger. "minwise": ``k`` independent minwise
-        hashes, ``O(nnz * k)``, the scheme Li (2014) analyses (the default
-        before 0.1.0).
+        probability exactly ``R``, and the blocks' collisions are negatively
+        correlated: the estimates are at least as concentrated as with ``k``
+        independent hashes (the paper proves as strong Chernoff bounds), and
+        markedly more where ``k`` is comparable to the sets' sizes or
+        larger. "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``,
+        the scheme Li (2014) analyses (the default before 0.1.0).
 
     projection : {"gaussian", "rademacher", "hashed_gaussian"}, \
             default="gaussian"
@@ -446,9 +447,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # much as the entries on short rows, and for "fss" the rounds that
         # fill them (about k log k hashes on short rows). The work bounds
         # the entries.
-        bins = {"oph": self.n_components, "minwise": 1}.get(self.hashing)
-        if bins is None:
-            bins = self.n_components * max(1, int(np.log(self.n_components)))
+        k = self.n_components
+        bins = {"oph": k, "fss": k * max(1, int(np.log(k))), "minwise": 1}[self.hashing]
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
 
