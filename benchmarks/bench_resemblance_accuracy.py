@@ -74,7 +74,8 @@ def draw_pairs(X, n_pairs, seed=0):
     first, second, resemblances = [], [], []
     while len(first) < n_pairs:
         i, j = rng.randint(X.shape[0], size=2)
-        a, b = X.indices[X.indptr[i] : X.indptr[i + 1]], X.indices[X.indptr[j] : X.indptr[j + 1]]
+        a = X.indices[X.indptr[i] : X.indptr[i + 1]]
+        b = X.indices[X.indptr[j] : X.indptr[j + 1]]
         union = np.union1d(a, b).size
         J = np.intersect1d(a, b).size / union if union else 0.0
         if i != j and 0.05 < J < 0.95:
@@ -86,7 +87,9 @@ def draw_pairs(X, n_pairs, seed=0):
 
 def hasher_estimates(rows, k, hashing, seed):
     """Fraction of equal codes of each pair: one transform of all rows."""
-    hasher = CoREHasher(k, kernel="resemblance", b_bits=None, hashing=hashing, random_state=seed)
+    hasher = CoREHasher(
+        k, kernel="resemblance", b_bits=None, hashing=hashing, random_state=seed
+    )
     codes = hasher.fit_transform(rows).indices.reshape(-1, k)
     n = codes.shape[0] // 2
     return (codes[:n] == codes[n:]).mean(axis=1)
@@ -166,8 +169,8 @@ def plot(all_results, ks, path):
             )
             style = "k--" if scheme == "theory" else "o-"
             ax.plot(*zip(*points), style, label=label)
-        ax.set(xscale="log", yscale="log", xlabel="k (codes per row)", ylabel="RMSE of J",
-               title=name)
+        ax.set(xscale="log", yscale="log", xlabel="k (codes per row)",
+               ylabel="RMSE of J", title=name)
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -193,7 +196,8 @@ def speed(data_home, repeats, k=256, n_rows=3000):
           f"best of {repeats}")
 
     def hasher(**params):
-        fitted = CoREHasher(k, kernel="resemblance", random_state=0, **params).fit(X[:1])
+        fitted = CoREHasher(k, kernel="resemblance", random_state=0, **params)
+        fitted.fit(X[:1])
         fitted.transform(X[:10])  # compiles (or loads) the kernels first
         return fitted
 
@@ -202,9 +206,10 @@ def speed(data_home, repeats, k=256, n_rows=3000):
         from rensa import RMinHash
 
         indices, offsets = X.indices.astype(np.uint64), X.indptr.astype(np.uint64)
-        functions["rensa digest_matrix_from_flat_token_hashes"] = (
-            lambda: RMinHash.digest_matrix_from_flat_token_hashes(indices, offsets, k, 0)
-        )
+        def rensa_digests():
+            RMinHash.digest_matrix_from_flat_token_hashes(indices, offsets, k, 0)
+
+        functions["rensa digest_matrix_from_flat_token_hashes"] = rensa_digests
     for hashing in ("fss", "oph"):
         for n_jobs in (1, 2):
             fitted = hasher(hashing=hashing, n_jobs=n_jobs)
@@ -221,8 +226,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--quick", action="store_true", help="20 seeds, k up to 256")
-    parser.add_argument("--plot", default=None, help="file for the RMSE-against-k figure")
+    parser.add_argument("--quick", action="store_true", help="20 seeds, k <= 256")
+    parser.add_argument("--plot", default=None, help="file of the RMSE-against-k figure")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--datasets", default="sector,mnist,20newsgroups")
     args = parser.parse_args()

@@ -65,7 +65,8 @@ def test_kernel_matches_the_definition(index_dtype, wide, n_bins):
     indices, indptr = _rows(n_bins, n_features, index_dtype)
     seeds = draw_multiply_shift(np.random.RandomState(n_bins), 1)[0]
     expected = reference_positions(indices, indptr, seeds, n_bins)
-    np.testing.assert_array_equal(fss_positions(indices, indptr, seeds, n_bins), expected)
+    positions = fss_positions(indices, indptr, seeds, n_bins)
+    np.testing.assert_array_equal(positions, expected)
     # A piece of rows starting at position indptr[4], into an int32 array.
     piece = indptr[4:]
     out = np.empty((expected.shape[0] - 2, n_bins), dtype=np.int32)
@@ -74,7 +75,9 @@ def test_kernel_matches_the_definition(index_dtype, wide, n_bins):
 
 
 def _sparse_rows(dtype, n_rows=90, n_features=700):
-    X = sp.random(n_rows, n_features, density=0.03, format="csr", random_state=0, dtype=dtype)
+    X = sp.random(
+        n_rows, n_features, density=0.03, format="csr", random_state=0, dtype=dtype
+    )
     X = (sp.diags((np.arange(n_rows) % 7 != 0).astype(dtype)) @ X).tocsr()  # empty rows
     X.eliminate_zeros()
     X.data -= dtype(0.5)  # negative values too
@@ -85,16 +88,17 @@ def _sparse_rows(dtype, n_rows=90, n_features=700):
 def test_codes_are_the_locations_of_the_sketch(dtype):
     X = _sparse_rows(dtype)
     k, n_features = 20, X.shape[1]
-    hasher = CoREHasher(k, kernel="resemblance", b_bits=None, hashing="fss", random_state=0)
+    params = dict(b_bits=None, hashing="fss", random_state=0)
+    hasher = CoREHasher(k, kernel="resemblance", **params)
     Z = hasher.fit_transform(X)
     assert Z.dtype == dtype and Z.shape == (X.shape[0], k * n_features)
-    positions = reference_positions(X.indices, X.indptr, hasher.hash_coefficients_[0], k)
+    seeds = hasher.hash_coefficients_[0]
+    positions = reference_positions(X.indices, X.indptr, seeds, k)
     expected = X.indices[positions] + n_features * np.arange(k)
     np.testing.assert_array_equal(Z.indices.reshape(-1, k), expected)
     np.testing.assert_array_equal(Z.data, np.full(Z.nnz, 1 / np.sqrt(k), dtype=dtype))
     # core2 reads the values at the same positions.
-    hasher2 = CoREHasher(k, kernel="core2", b_bits=None, hashing="fss", random_state=0)
-    Z2 = hasher2.fit_transform(X)
+    Z2 = CoREHasher(k, kernel="core2", **params).fit_transform(X)
     np.testing.assert_array_equal(Z2.indices, Z.indices)
     signs = np.sign(Z2.data.reshape(-1, k))
     np.testing.assert_array_equal(signs, np.sign(X.data[positions]))
@@ -155,7 +159,7 @@ def _collisions(n_bins, n_draws, seed):
 def test_codes_collide_with_probability_the_resemblance(n_bins):
     n_draws = 2000
     equal = _collisions(n_bins, n_draws, statistical_seed(n_bins))
-    for name, pair, collide in zip(ADVERSARIAL_PAIRS, ADVERSARIAL_PAIRS.values(), equal.swapaxes(0, 1)):
+    for (name, pair), collide in zip(ADVERSARIAL_PAIRS.items(), equal.swapaxes(0, 1)):
         a, b = set(pair[0]), set(pair[1])
         J = len(a & b) / len(a | b)
         if J in (0, 1):
