@@ -227,7 +227,7 @@ def main():
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="20 seeds, k <= 256")
-    parser.add_argument("--plot", default=None, help="file of the RMSE-against-k figure")
+    parser.add_argument("--plot", default=None, help="file of the RMSE figure")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--datasets", default="sector,mnist,20newsgroups")
     args = parser.parse_args()
