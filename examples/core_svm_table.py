@@ -11,7 +11,8 @@ resemblance kernels (``sklearn_sketch.metrics``) and, as the like-for-like
 baseline of the same solver, the linear kernel of the normalized rows; and
 CoREHasher(core1) + LinearSVC for growing k (``--ks``; ``--projection``
 chooses the hasher's projection, ``--hashing`` its schemes, one-permutation
-hashing "oph" (the default) and/or the paper's k minwise hashes "minwise";
+hashing "oph" (the default), the fast similarity sketch "fss" and/or the
+paper's k minwise hashes "minwise";
 ``--no-exact`` skips the exact kernels).
 Each model reports its best test accuracy over a grid of C, as in the paper.
 MNIST10k follows Li: train on the 10000 t10k images, test on the 60000
@@ -200,8 +201,9 @@ parser.add_argument("--ks", type=int, nargs="+", default=None,
 parser.add_argument("--projection", default="gaussian",
                     choices=["gaussian", "rademacher", "hashed_gaussian"],
                     help="CoREHasher's projection for the hashed features")
-parser.add_argument("--hashing", nargs="+", default=None, choices=["oph", "minwise"],
-                    help="CoREHasher's hashing schemes (default: both; oph with --quick)")
+parser.add_argument("--hashing", nargs="+", default=None, choices=["oph", "fss", "minwise"],
+                    help="CoREHasher's hashing schemes (default: oph and minwise; "
+                         "oph with --quick)")
 parser.add_argument("--no-exact", action="store_true",
                     help="skip the exact kernel SVMs (the slow part)")
 args = parse_settings(parser)

@@ -35,6 +35,7 @@ from ._positions import (
     PROBE_HASH_INDEPENDENCE,
     codes_in_one_pass,
     densification_tables,
+    fss_positions,
     minwise_positions,
     nnz_chunks,
     oph_codes,
@@ -127,11 +128,18 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``2**b_bits`` wide. ``None`` keeps the full location (blocks of
         width ``n_features_in_``, no bias).
 
-    hashing : {"oph", "minwise"}, default="oph"
+    hashing : {"oph", "fss", "minwise"}, default="oph"
         "oph": one-permutation hashing with optimal densification,
         ``O(nnz + k)`` per row, with the same collision probability ``R``
         as the paper's scheme and accuracy on par with it, many times
-        faster. "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``,
+        faster. "fss": the fast similarity sketch [4]_, rounds of
+        one-permutation hashing until every block has a location, expected
+        ``O(nnz + k log k)`` per row; each block's locations collide with
+        probability exactly ``R``, and the blocks' collisions are negatively
+        correlated: the estimates are at least as concentrated as with ``k``
+        independent hashes (the paper proves as strong Chernoff bounds), and
+        markedly more where ``k`` is comparable to the sets' sizes or
+        larger. "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``,
         the scheme Li (2014) analyses (the default before 0.1.0).
 
     projection : {"gaussian", "rademacher", "hashed_gaussian"}, \
@@ -153,7 +161,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     ----------
     hash_coefficients_ : ndarray of shape (n_hashes, 2), dtype uint64
         Multiply-add-shift coefficients of the minwise hashes:
-        ``n_components`` of them for "minwise", one for "oph".
+        ``n_components`` of them for "minwise", one for "oph"; for "fss",
+        its one row holds the two 64-bit keys of the sketch's hashes.
 
     probe_coefficients_ : ndarray of shape (2,), dtype uint64
         Pairwise independent hash of the keys of the densification probes
@@ -202,6 +211,8 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
     .. [2] Li, P., Owen, A. and Zhang, C.-H. "One Permutation Hashing." NIPS 2012.
     .. [3] Shrivastava, A. "Optimal Densification for Fast and Accurate Minwise
        Hashing." ICML 2017.
+    .. [4] Dahlgaard, S., Knudsen, M. B. T. and Thorup, M. "Fast Similarity
+       Sketching." FOCS 2017 (arXiv:1704.04370).
 
     Examples
     --------
@@ -224,7 +235,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         "n_components": [positive_int()],
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
         "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
-        "hashing": [StrOptions({"minwise", "oph"})],
+        "hashing": [StrOptions({"fss", "minwise", "oph"})],
         "projection": [StrOptions(set(PROJECTIONS))],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
@@ -434,8 +445,11 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         positions_fit = _holds_positions(codes.dtype, X.nnz)
         # The jobs get pieces of equal work: a row costs its entries plus,
         # for "oph", its k bins (densification and output), which weigh as
-        # much as the entries on short rows. The work bounds the entries.
-        bins = self.n_components if self.hashing == "oph" else 1
+        # much as the entries on short rows, and for "fss" the rounds that
+        # fill them (about k log k hashes on short rows). The work bounds
+        # the entries.
+        k = self.n_components
+        bins = {"oph": k, "fss": k * max(1, int(np.log(k))), "minwise": 1}[self.hashing]
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
 
@@ -484,6 +498,9 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
                 out = np.empty(out.shape, dtype=np.int64)
             if self.hashing == "minwise":
                 minwise_positions(indices, indptr, self.hash_coefficients_, out=out)
+            elif self.hashing == "fss":
+                seeds = self.hash_coefficients_[0]
+                fss_positions(indices, indptr, seeds, k, out=out)
             else:
                 permutation = self.hash_coefficients_[0]
                 oph_positions(indices, indptr, permutation, tables, out=out)

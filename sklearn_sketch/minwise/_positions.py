@@ -1,6 +1,6 @@
 """Minwise hashing of the nonzero patterns of CSR rows.
 
-Two schemes give, for every nonempty row and every hash ``j = 0 .. k-1``, the
+Three schemes give, for every nonempty row and every hash ``j = 0 .. k-1``, the
 position (in the CSR ``indices``/``data`` arrays) of the row's minimal element
 under a random order of the coordinates:
 
@@ -8,6 +8,10 @@ under a random order of the coordinates:
 * :func:`oph_positions`: one order split into ``k`` bins (one-permutation
   hashing, Li, Owen and Zhang 2012) with optimal densification of empty bins
   (Shrivastava 2017), ``O(nnz + k)`` work per row.
+* :func:`fss_positions`: the fast similarity sketch (Dahlgaard, Knudsen and
+  Thorup 2017), rounds of one-permutation hashing until every bin is
+  filled, expected ``O(nnz + k log k)`` work per row; each bin collides
+  with probability exactly the resemblance, like ``k`` independent orders.
 
 :func:`oph_codes` runs one-permutation hashing straight to a one-hot
 output's columns (the b-bit codes of the locations) where they are computed
@@ -145,6 +149,49 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     # Within a bin the order is the hash order, ties to the first entry.
     return _run_binned(_oph_positions, (hashes,), indptr, tables, out)
+
+
+def fss_positions(indices, indptr, seeds, n_bins, out=None):
+    """The fast similarity sketch (Dahlgaard, Knudsen and Thorup 2017).
+
+    Rounds ``i = 0, 1, ..`` of one-permutation hashing, each with its own
+    hash of the coordinates, until every bin has an element (then rounds
+    ``k + j`` send all elements to bin ``j`` alone); a bin keeps the element
+    of smallest hash of the first round that reaches it. Both sets of a pair
+    pick the same element in a bin exactly when the first element of their
+    union to reach it is in both, which has probability the resemblance.
+    The hash family is described in ``_fss_kernels``.
+
+    Parameters
+    ----------
+    indices, indptr : ndarray
+        Rows of a canonical CSR matrix, as in :func:`minwise_positions`
+        (any non-negative integer indices, up to ``2**63 - 1``).
+    seeds : ndarray of shape (2,), dtype uint64
+        The two keys of the hashes (uniform 64-bit integers).
+    n_bins : int
+        The number of codes ``k`` per row.
+    out : ndarray of shape (n_nonempty_rows, k), default=None
+        Integer array for the positions (int64 if None).
+
+    Returns
+    -------
+    positions : ndarray of shape (n_nonempty_rows, k)
+        Counted like ``indptr``.
+    """
+    from ._fss_kernels import _fss_positions
+
+    if indptr.size > 1 and np.max(np.diff(indptr)) >= 2**32:
+        # The kernel packs an entry's offset in its row into 32 bits.
+        raise ValueError("fss_positions takes rows of fewer than 2**32 entries.")
+    if out is None:
+        out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
+    if out.shape[0]:
+        _fss_positions(
+            kernel_array(indices), kernel_array(indptr, np.int64),
+            kernel_array(seeds, np.uint64), out,
+        )
+    return out
 
 
 def codes_in_one_pass(b_bits, n_keys):
