@@ -1,4 +1,4 @@
-"""Plain reference of the fast similarity sketch (the oracle of ``_fss_kernels``).
+"""Plain reference of the fast similarity sketch (the oracle of ``_minwise_kernels._fss_positions``).
 
 Python integers and loops, written from the definition (Dahlgaard, Knudsen
 and Thorup 2017) with no shortcut: bin ``j`` of a row holds, over all ``2k``

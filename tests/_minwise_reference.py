@@ -2,7 +2,7 @@
 
 Python integers and loops over rows and entries, written from the
 definitions in ``utils/_hashing.py`` and ``minwise/_positions.py``, so that
-the kernels of ``utils/_hash_kernels.py`` and ``minwise/_oph_kernels.py``
+the kernels of ``utils/_hash_kernels.py`` and ``minwise/_minwise_kernels.py``
 can be compared with them bit for bit.
 """
 

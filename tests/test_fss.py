@@ -1,10 +1,12 @@
 """The fast similarity sketch (``CoREHasher(hashing="fss")``).
 
-* The compiled kernel (``minwise/_fss_kernels.py``) against the plain
+* The compiled kernel (``minwise/_minwise_kernels.py``) against the plain
   definition of ``_fss_reference`` bit for bit: both index dtypes, empty and
   one-entry rows, indices up to ``2**63 - 1``, rows that fill every bin in
   the first round and rows that need the last ``k`` rounds, a piece of rows
   that does not start at position 0; its mixer is ``utils._hashing.mix64``.
+* The one-pass kernel writes the b-bit codes (or locations) of those
+  positions, bit for bit.
 * Through the estimator: the codes are the locations of those positions
   (float32 and float64), and the output does not depend on ``n_jobs``, on
   the pieces of rows, on the rows transformed with it, or on pickling.
@@ -25,14 +27,14 @@ from conftest import statistical_seed
 
 from sklearn_sketch import CoREHasher
 from sklearn_sketch.minwise import _core_hasher
-from sklearn_sketch.minwise._positions import fss_positions
-from sklearn_sketch.utils._hashing import draw_multiply_shift, mix64
+from sklearn_sketch.minwise._positions import fss_codes, fss_positions
+from sklearn_sketch.utils._hashing import bbit_codes, draw_multiply_shift, mix64
 
 TOP_INDEX = 2**63 - 1
 
 
 def test_mixer_is_the_package_splitmix64_finalizer():
-    from sklearn_sketch.minwise._fss_kernels import _mix64
+    from sklearn_sketch.minwise._minwise_kernels import _mix64
 
     words = draw_multiply_shift(np.random.RandomState(0), 100).ravel()
     words = np.r_[words, np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64)]
@@ -72,6 +74,32 @@ def test_kernel_matches_the_definition(index_dtype, wide, n_bins):
     out = np.empty((expected.shape[0] - 2, n_bins), dtype=np.int32)
     fss_positions(indices[piece[0] :], piece, seeds, n_bins, out=out)
     np.testing.assert_array_equal(out, expected[2:])
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("n_bins, b_bits", [(7, 1), (24, 17), (24, None)])
+def test_one_pass_codes_are_the_codes_of_the_positions(index_dtype, n_bins, b_bits):
+    # The one-pass kernel gives, bit for bit, the b-bit codes (32-bit word)
+    # or the locations of the sketch's positions, on any slice of the rows,
+    # in the codes' dtype (that of the indices here, as in the estimator).
+    n_features = 5000
+    indices, indptr = _rows(n_bins, n_features, index_dtype)
+    rng = np.random.RandomState(n_bins)
+    seeds = draw_multiply_shift(rng, 1)[0]
+    coefficients = draw_multiply_shift(rng, n_bins)
+    width = 2**b_bits if b_bits else n_features
+    offsets = np.arange(n_bins, dtype=np.uint64) * np.uint64(width)
+    for start, stop in [(0, len(indptr) - 1), (3, 9)]:
+        part = indptr[start : stop + 1]
+        rows = indices[part[0] : part[-1]]
+        positions = fss_positions(rows, part, seeds, n_bins)
+        expected = bbit_codes(
+            coefficients, indices, b_bits, out=np.empty(positions.shape, index_dtype),
+            offsets=offsets, n_keys=n_features, positions=positions,
+        )
+        out = np.full(positions.shape, -1, dtype=index_dtype)
+        fss_codes(rows, part, seeds, coefficients, b_bits, n_features, offsets, out)
+        np.testing.assert_array_equal(out, expected)
 
 
 def _sparse_rows(dtype, n_rows=90, n_features=700):

@@ -1,7 +1,7 @@
 """The compiled minwise kernels against their plain references, bit for bit.
 
 ``utils/_hash_kernels.py`` (fmix32, multiply-add-shift, b-bit codes, the
-polynomial hash) and ``minwise/_oph_kernels.py`` (one-permutation hashing
+polynomial hash) and ``minwise/_minwise_kernels.py`` (one-permutation hashing
 with optimal densification, k independent minima), through their wrappers,
 on random CSR rows of several shapes (empty rows, one-entry rows that
 exhaust the probes, long rows), both index dtypes, indices beyond 2**32, and
@@ -216,12 +216,12 @@ def test_minwise_positions_match_the_reference(index_dtype, n_components, monkey
 def test_ties_go_to_the_smallest_coordinate(monkeypatch):
     # Two coordinates sharing a 32-bit hash value: the smaller one wins in
     # its bin (oph) and as the minimum (minwise), whatever the order.
-    from sklearn_sketch.minwise import _oph_kernels
+    from sklearn_sketch.minwise import _minwise_kernels
 
     hashes = np.array([7, 3, 3, 9], dtype=np.uint32)
     indptr = np.array([0, 4])
     out = np.empty((1, 1), dtype=np.int64)
-    _oph_kernels._minwise_positions(hashes[None], indptr, 0, out)
+    _minwise_kernels._minwise_positions(hashes[None], indptr, 0, out)
     assert out[0, 0] == 1
     tables = _positions.densification_tables(np.array([1, 2], dtype=np.uint64), 1)
     positions = _positions.binned_positions(hashes, hashes, indptr, tables)
@@ -258,7 +258,7 @@ def test_wrappers_import_no_kernel_module():
         "import sklearn_sketch.minwise._core_hasher\n"
         "import sklearn_sketch.minwise._positions\n"
         "import sklearn_sketch.utils._hashing\n"
-        "kernels = ('sklearn_sketch.minwise._oph_kernels',\n"
+        "kernels = ('sklearn_sketch.minwise._minwise_kernels',\n"
         "           'sklearn_sketch.utils._hash_kernels')\n"
         "loaded = [m for m in kernels if m in sys.modules]\n"
         "print(loaded)\n"

@@ -2,7 +2,7 @@
 
 ``_positions`` computes the minwise and one-permutation hash positions
 (with the densification of empty bins; its loops over rows are compiled in
-``_oph_kernels``, over the hash values that ``utils._hash_kernels``
+``_minwise_kernels``, over the hash values that ``utils._hash_kernels``
 computes), ``_projection`` the random
 projections of CoRE type 1, ``_core_hasher`` the CoRE estimator; ``_cws``
 the consistent weighted samples of the min-max kernel (DartMinHash, whose

@@ -35,6 +35,7 @@ from ._positions import (
     PROBE_HASH_INDEPENDENCE,
     codes_in_one_pass,
     densification_tables,
+    fss_codes,
     fss_positions,
     minwise_positions,
     nnz_chunks,
@@ -431,8 +432,9 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         positions do not fit the codes' dtype), ``n_jobs`` pieces at once. With
         ``constant_values``, each piece also sets its rows there to ``1 /
         sqrt(k)`` (the resemblance kernel's values). One-permutation hashing
-        without ``positions`` writes the codes in the same pass as the bin
-        minima where it can (:func:`oph_codes`).
+        and the fast similarity sketch, without ``positions``, write the codes
+        in the same pass as the bins' minima where they can (:func:`oph_codes`,
+        :func:`fss_codes`).
         """
         tables = None
         if self.hashing == "oph":
@@ -469,22 +471,23 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # are computed in a 32-bit word (or are the locations): core2 needs
         # the positions themselves.
         fused = (
-            self.hashing == "oph" and positions is None
+            self.hashing != "minwise" and positions is None
             and codes_in_one_pass(self.b_bits, X.shape[1])
         )
         offsets = block_starts(k, width)
+        code_arguments = (self.bucket_coefficients_, self.b_bits, X.shape[1], offsets)
 
         def hash_piece(piece):
             start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
             rows = slice(done[start], done[stop])
-            if fused:
-                oph_codes(
-                    indices, indptr, self.hash_coefficients_[0], tables,
-                    self.bucket_coefficients_, self.b_bits, X.shape[1], offsets,
-                    codes[rows],
-                )
+            if fused and self.hashing == "fss":
+                seeds = self.hash_coefficients_[0]
+                fss_codes(indices, indptr, seeds, *code_arguments, codes[rows])
+            elif fused:
+                permutation = self.hash_coefficients_[0]
+                oph_codes(indices, indptr, permutation, tables, *code_arguments, codes[rows])
             else:
                 hash_positions(indices, indptr, rows)
             if constant_values is not None:

@@ -18,7 +18,7 @@ output's columns (the b-bit codes of the locations) where they are computed
 in a 32-bit word, without writing the positions.
 
 This module prepares and checks their arguments and owns the densification
-tables; the loops over rows are compiled (``_oph_kernels``), and consume the
+tables; the loops over rows are compiled (``_minwise_kernels``), and consume the
 hash values of a chunk's entries that ``utils._hashing`` computes.
 
 Hash family
@@ -109,7 +109,7 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
         For every nonempty row (in order), the position (counted like
         ``indptr``) of its minimal coordinate under hash ``j``.
     """
-    from ._oph_kernels import _minwise_positions
+    from ._minwise_kernels import _minwise_positions
 
     n_hashes = hash_coefficients.shape[0]
     if out is None:
@@ -144,7 +144,7 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._oph_kernels import _oph_positions
+    from ._minwise_kernels import _oph_positions
 
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     # Within a bin the order is the hash order, ties to the first entry.
@@ -160,7 +160,7 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     of smallest hash of the first round that reaches it. Both sets of a pair
     pick the same element in a bin exactly when the first element of their
     union to reach it is in both, which has probability the resemblance.
-    The hash family is described in ``_fss_kernels``.
+    The hash family is described in ``_minwise_kernels``.
 
     Parameters
     ----------
@@ -179,11 +179,9 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._fss_kernels import _fss_positions
+    from ._minwise_kernels import _fss_positions
 
-    if indptr.size > 1 and np.max(np.diff(indptr)) >= 2**32:
-        # The kernel packs an entry's offset in its row into 32 bits.
-        raise ValueError("fss_positions takes rows of fewer than 2**32 entries.")
+    _check_fss_rows(indptr)
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
@@ -192,6 +190,45 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
             kernel_array(seeds, np.uint64), out,
         )
     return out
+
+
+def _check_fss_rows(indptr):
+    if indptr.size > 1 and np.max(np.diff(indptr)) >= 2**32:
+        # The kernel packs an entry's offset in its row into 32 bits.
+        raise ValueError("fss_positions takes rows of fewer than 2**32 entries.")
+
+
+def fss_codes(indices, indptr, seeds, code_coefficients, b_bits, n_keys, offsets, out):
+    """The fast similarity sketch straight to the output columns.
+
+    What :func:`fss_positions` followed by ``bbit_codes`` of the positions'
+    locations gives, in one pass over the rows, as :func:`oph_codes` does
+    for one-permutation hashing (same parameters, ``seeds`` as in
+    :func:`fss_positions`). Only where :func:`codes_in_one_pass`.
+    """
+    from ._minwise_kernels import _fss_codes
+
+    _check_fss_rows(indptr)
+    code_arrays = _one_pass_code_arrays(code_coefficients, b_bits, n_keys, offsets)
+    if out.shape[0]:
+        _fss_codes(
+            kernel_array(indices), kernel_array(indptr, np.int64),
+            kernel_array(seeds, np.uint64), *code_arrays, out,
+        )
+    return out
+
+
+def _one_pass_code_arrays(code_coefficients, b_bits, n_keys, offsets):
+    """The code arguments of the one-pass kernels: coefficients, b_bits, offsets."""
+    if not codes_in_one_pass(b_bits, n_keys):
+        raise ValueError(
+            f"b_bits={b_bits} codes of {n_keys} keys need a 64-bit word: "
+            "use the positions and bbit_codes."
+        )
+    return (
+        kernel_array(code_coefficients, np.uint64), b_bits or 0,
+        kernel_array(offsets, np.uint64),
+    )
 
 
 def codes_in_one_pass(b_bits, n_keys):
@@ -232,21 +269,15 @@ def oph_codes(
     -------
     out : ndarray of shape (n_nonempty_rows, k)
     """
-    from ._oph_kernels import _oph_codes
+    from ._minwise_kernels import _oph_codes
 
-    if not codes_in_one_pass(b_bits, n_keys):
-        raise ValueError(
-            f"b_bits={b_bits} codes of {n_keys} keys need a 64-bit word: "
-            "use oph_positions and bbit_codes."
-        )
+    coefficients, b_bits, offsets = _one_pass_code_arrays(
+        code_coefficients, b_bits, n_keys, offsets
+    )
     if out.shape[0] == 0:
         return out
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
-    coefficients = kernel_array(code_coefficients, np.uint64)
-    arrays = (
-        hashes, np.ascontiguousarray(indices), coefficients, b_bits or 0,
-        kernel_array(offsets, np.uint64),
-    )
+    arrays = (hashes, np.ascontiguousarray(indices), coefficients, b_bits, offsets)
     return _run_binned(_oph_codes, arrays, indptr, tables, out)
 
 
@@ -278,14 +309,14 @@ def binned_positions(bin_hashes, order, indptr, tables, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._oph_kernels import _binned_positions
+    from ._minwise_kernels import _binned_positions
 
     arrays = (np.ascontiguousarray(bin_hashes), np.ascontiguousarray(order))
     return _run_binned(_binned_positions, arrays, indptr, tables, out)
 
 
 def _run_binned(kernel, arrays, indptr, tables, out):
-    """Call a binned kernel of ``_oph_kernels`` on the arrays of the entries."""
+    """Call a binned kernel of ``_minwise_kernels`` on the arrays of the entries."""
     n_attempts, n_bins = tables[0].shape
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)

@@ -9,12 +9,12 @@ keys, the locations the hashers chose).
 
 Choice of layout: a family's own kernels (one-permutation hashing and its
 densification, the minima of ``k`` minwise hashes, in
-``minwise._oph_kernels``) never call these primitives. They consume the
+``minwise._minwise_kernels``) never call these primitives. They consume the
 arrays computed here (the hash values of a chunk's entries), because a
 kernel calls jitted functions of its own module only: numba decides whether
 a cached compile is stale from the caller's file alone. One exception: the
 32-bit-word b-bit code of :func:`_bbit_code` is also written out in
-``minwise._oph_kernels._write_codes``, where one-permutation hashing writes
+``minwise._minwise_kernels._write_codes``, where one-permutation hashing writes
 its output's columns in the same pass as the bin minima (no array computed
 here can stand for a code that depends on the bin and on the location the
 densification picks); the tests compare the two bit for bit.
