@@ -83,7 +83,7 @@ def phases(X, k, repeats):
     from sklearn_sketch.utils._hashing import minwise_hashes
     from sklearn_sketch.utils._validation import validate_features
 
-    hasher = CoREHasher(k, kernel="resemblance", random_state=0).fit(X[:1])
+    hasher = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(X[:1])
     hasher.transform(X[:10])
     tables = _positions.densification_tables(hasher.probe_coefficients_, k)
     codes = np.empty((X.shape[0], k), dtype=np.int32)
@@ -196,7 +196,7 @@ def main():
         indices = X.indices.astype(np.int64)
         shape = (X.shape[0], n_features)
         wide = sp.csr_matrix((X.data, indices, X.indptr), shape=shape)
-        fitted = CoREHasher(k, kernel="resemblance", random_state=0).fit(wide[:1])
+        fitted = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(wide[:1])
         fitted.transform(wide[:10])
         seconds = best_times({"t": lambda: fitted.transform(wide)}, args.repeats)["t"]
         print(f"  n_features={n_features:>11d}: {seconds * 1e3:8.2f} ms")

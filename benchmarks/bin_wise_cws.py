@@ -185,7 +185,7 @@ def speed(data_home, repeats):
     models = {
         "bin-wise CWS": BinWiseMinMaxHasher(128, codes="0bit", random_state=0),
         "MinMaxHasher (0-bit DartMinHash)": MinMaxHasher(128, codes="0bit", random_state=0),
-        "CoREHasher(oph, core1)": CoREHasher(128, random_state=0),
+        "CoREHasher(oph, core1)": CoREHasher(128, hashing="oph", random_state=0),
     }
     times = median_times(
         {name: (lambda m=model.fit(X): m.transform(X)) for name, model in models.items()},

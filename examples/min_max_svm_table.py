@@ -176,7 +176,7 @@ def best_exact(X_train, y_train, X_test, y_test, Cs):
 # per --codes).
 HASHERS = {
     "minmax": ("MinMaxHasher", lambda k, codes: MinMaxHasher(k, codes=codes, random_state=0)),
-    "core": ("CoREHasher(core1, oph)", lambda k: CoREHasher(k, random_state=0)),
+    "core": ("CoREHasher(core1, oph)", lambda k: CoREHasher(k, hashing="oph", random_state=0)),
 }
 
 

@@ -256,6 +256,7 @@ def _registry():
         "MaclaurinSketch-tensorsketch": (
             MaclaurinSketch, dict(n_components=48, degree=2, coef0=1.0, base="tensorsketch")
         ),
+        "CoREHasher-core1-fss": (CoREHasher, dict(n_components=16)),  # the defaults
         "CoREHasher-core1-gaussian": (CoREHasher, dict(n_components=16, hashing="minwise")),
         "CoREHasher-core1-rademacher-oph": (
             CoREHasher, dict(n_components=16, projection="rademacher", hashing="oph")

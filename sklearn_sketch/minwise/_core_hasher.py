@@ -129,19 +129,22 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         ``2**b_bits`` wide. ``None`` keeps the full location (blocks of
         width ``n_features_in_``, no bias).
 
-    hashing : {"oph", "fss", "minwise"}, default="oph"
-        "oph": one-permutation hashing with optimal densification,
-        ``O(nnz + k)`` per row, with the same collision probability ``R``
-        as the paper's scheme and accuracy on par with it, many times
-        faster. "fss": the fast similarity sketch [4]_, rounds of
-        one-permutation hashing until every block has a location, expected
-        ``O(nnz + k log k)`` per row; each block's locations collide with
-        probability exactly ``R``, and the blocks' collisions are negatively
-        correlated: the estimates are at least as concentrated as with ``k``
-        independent hashes (the paper proves as strong Chernoff bounds), and
-        markedly more where ``k`` is comparable to the sets' sizes or
-        larger. "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``,
-        the scheme Li (2014) analyses (the default before 0.1.0).
+    hashing : {"fss", "oph", "minwise"}, default="fss"
+        How the ``k`` locations are drawn; every scheme gives each location
+        collision probability ``R``.
+        "fss": the fast similarity sketch [4]_, rounds of one-permutation
+        hashing until every block has a location, expected
+        ``O(nnz + k log k)`` per row. The blocks' collisions are negatively
+        correlated, so the estimates are at least as concentrated as with
+        ``k`` independent hashes (the paper proves Chernoff bounds as
+        strong), and markedly more where ``k`` is comparable to the sets'
+        sizes or larger: the most accurate features for their number.
+        "oph": one-permutation hashing with optimal densification [2]_ [3]_,
+        ``O(nnz + k)`` per row, the fastest, with the accuracy of ``k``
+        independent hashes while ``k`` is below the sets' sizes and less
+        beyond (empty bins copy their neighbours).
+        "minwise": ``k`` independent minwise hashes, ``O(nnz * k)``, the
+        scheme Li (2014) analyses.
 
     projection : {"gaussian", "rademacher", "hashed_gaussian"}, \
             default="gaussian"
@@ -251,7 +254,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         *,
         kernel="core1",
         b_bits=8,
-        hashing="oph",
+        hashing="fss",
         projection="gaussian",
         random_state=None,
         n_jobs=None,
