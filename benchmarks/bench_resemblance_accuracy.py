@@ -36,8 +36,12 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not.
+# Import the package of this source tree, installed or not, and the timer of
+# the OPH benchmark beside this file.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_oph_rensa import best_times  # noqa: E402
 
 from sklearn_sketch import CoREHasher  # noqa: E402
 from sklearn_sketch.datasets import (  # noqa: E402
@@ -176,17 +180,6 @@ def plot(all_results, ks, path):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"\nplot written to {path}")
-
-
-def best_times(functions, repeats):
-    """Best wall-clock seconds of each function, run in turn per repeat."""
-    times = {name: [] for name in functions}
-    for _ in range(repeats):
-        for name, function in functions.items():
-            start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
-    return {name: min(values) for name, values in times.items()}
 
 
 def speed(data_home, repeats, k=256, n_rows=3000):
