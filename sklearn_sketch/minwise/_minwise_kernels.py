@@ -447,9 +447,10 @@ def _sketch_row(keys, s1, candidates, empty, best):
     """Fill ``best`` with the packed hash and offset of each bin's element.
 
     ``empty`` is all ones and ``best`` all ``_EMPTY`` on entry; ``empty`` is
-    all zeros on return. Each round first lists, without a branch, the
-    elements that reach a bin still empty (few, once most bins are filled:
-    the rounds then cost their hashing only), then settles those bins.
+    all zeros on return. Each later round first lists, without a branch,
+    the elements that reach a bin still empty (few, once most bins are
+    filled: the rounds then cost their hashing only), then settles those
+    bins.
     """
     n_bins = empty.size
     n_bins_64 = np.uint64(n_bins)
@@ -458,8 +459,18 @@ def _sketch_row(keys, s1, candidates, empty, best):
         # Every round sends the one element somewhere: it fills every bin.
         best[:] = 0
         return
+    # Round 0 meets every bin empty: each element settles its bin at once.
+    a = _multiplier(s1, 0)
     n_filled = 0
-    for i in range(n_bins):
+    for p in range(n):
+        h = a * keys[p]
+        b = ((h >> _U32) * n_bins_64) >> _U32
+        best[b] = min(best[b], (h & _HIGH32) | np.uint64(p))
+        n_filled += empty[b]
+        empty[b] = 0
+    if n_filled == n_bins:
+        return
+    for i in range(1, n_bins):
         a = _multiplier(s1, i)
         n_candidates = 0
         for p in range(n):
