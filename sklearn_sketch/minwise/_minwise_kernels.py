@@ -407,6 +407,7 @@ def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out):
         longest = max(longest, indptr[r + 1] - indptr[r])
     keys = np.empty(longest, dtype=np.uint64)
     candidates = np.empty(longest, dtype=np.int64)
+    bins = np.empty(longest, dtype=np.uint32)
     # 1 while a bin is empty; (high half of the hash, offset in the row)
     # of its element packed in one word, whose minimum is the bin's element.
     empty = np.ones(n_bins, dtype=np.uint8)
@@ -420,7 +421,7 @@ def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out):
             continue
         for p in range(stop - start):
             keys[p] = _mix64(np.uint64(indices[start + p]) + s0)
-        _sketch_row(keys[: stop - start], s1, candidates, empty, best)
+        _sketch_row(keys[: stop - start], s1, candidates, bins, empty, best)
         out_row = out[row]
         if b_bits < 0:
             first = base + start
@@ -443,14 +444,15 @@ def _multiplier(s1, round_):
 
 
 @kernel
-def _sketch_row(keys, s1, candidates, empty, best):
+def _sketch_row(keys, s1, candidates, bins, empty, best):
     """Fill ``best`` with the packed hash and offset of each bin's element.
 
     ``empty`` is all ones and ``best`` all ``_EMPTY`` on entry; ``empty`` is
-    all zeros on return. Each later round first lists, without a branch,
-    the elements that reach a bin still empty (few, once most bins are
-    filled: the rounds then cost their hashing only), then settles those
-    bins.
+    all zeros on return. Each later round computes every element's bin in
+    a loop LLVM vectorizes, lists without a branch the elements that reach
+    a bin still empty (few, once most bins are filled: the rounds then cost
+    their hashing only), then settles those bins. ``candidates`` and
+    ``bins`` are scratch of at least ``keys.size`` entries.
     """
     n_bins = empty.size
     n_bins_64 = np.uint64(n_bins)
@@ -472,11 +474,12 @@ def _sketch_row(keys, s1, candidates, empty, best):
         return
     for i in range(1, n_bins):
         a = _multiplier(s1, i)
+        for p in range(n):
+            bins[p] = np.uint32((((a * keys[p]) >> _U32) * n_bins_64) >> _U32)
         n_candidates = 0
         for p in range(n):
-            b = (((a * keys[p]) >> _U32) * n_bins_64) >> _U32
             candidates[n_candidates] = p
-            n_candidates += empty[b]
+            n_candidates += empty[bins[p]]
         for q in range(n_candidates):
             p = candidates[q]
             h = a * keys[p]
