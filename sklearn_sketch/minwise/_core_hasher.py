@@ -52,11 +52,11 @@ EXTREME_EXPONENT = 60
 # Temporaries of transform per row and hash, and per row (see transform).
 _BYTES_PER_ROW_AND_HASH = 48
 _BYTES_PER_ROW = 384
-# Most work (entries plus, for "oph", bins) of a piece of rows hashed at
-# once: the hash values of its entries, its temporary, then come from memory
-# the allocator reuses instead of pages faulted in afresh at every transform,
-# and the jobs share many pieces, so that one slowed job holds the others up
-# little.
+# Most work (entries plus, for "oph" and "fss", bins) of a piece of rows
+# hashed at once: the hash values of its entries, its temporary, then come
+# from memory the allocator reuses instead of pages faulted in afresh at every
+# transform, and the jobs share many pieces, so that one slowed job holds the
+# others up little.
 _MAX_PIECE_WORK = 1 << 17
 # Peak bytes per generated projection entry (its two float32 uniforms, the
 # values' copy in the order asked and their float64 copy), an upper bound for
@@ -451,10 +451,10 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # The jobs get pieces of equal work: a row costs its entries plus,
         # for "oph", its k bins (densification and output), which weigh as
         # much as the entries on short rows, and for "fss" the rounds that
-        # fill them (about k log k hashes on short rows). The work bounds
-        # the entries.
+        # fill them (about k log k hashes on short rows, in vectorized loops:
+        # they cost about what k entries cost). The work bounds the entries.
         k = self.n_components
-        bins = {"oph": k, "fss": k * max(1, int(np.log(k))), "minwise": 1}[self.hashing]
+        bins = {"oph": k, "fss": k, "minwise": 1}[self.hashing]
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
 
