@@ -42,45 +42,23 @@ wall-clock and in CPU (process) seconds, and ratios computed within this run.
 """
 
 import argparse
-import os
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import default_data_home, median_time, median_times, print_table
 
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_20newsgroups_counts  # noqa: E402
-from sklearn_sketch.minwise._projection import PROJECTION_BLOCK_BYTES  # noqa: E402
-from sklearn_sketch.utils._counter_random import (  # noqa: E402
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import fetch_20newsgroups_counts
+
+# The layout of CoREHasher's product and the generation of R, timed alone.
+from sklearn_sketch.minwise._projection import PROJECTION_BLOCK_BYTES
+from sklearn_sketch.utils._counter_random import (
     FEATURE_BLOCK,
     gaussian_rows,
     rademacher_rows,
 )
-
-
-def median_times(functions, repeats):
-    """Median (wall, cpu) seconds of each function, run in turn per repeat.
-
-    ``functions`` maps a name to ``(function, n_repeats)``.
-    """
-    times = {name: ([], []) for name in functions}
-    for repeat in range(repeats):
-        for name, (function, n_repeats) in functions.items():
-            if repeat >= n_repeats:
-                continue
-            wall, cpu = time.perf_counter(), time.process_time()
-            function()
-            times[name][0].append(time.perf_counter() - wall)
-            times[name][1].append(time.process_time() - cpu)
-    return {
-        name: (float(np.median(wall)), float(np.median(cpu)))
-        for name, (wall, cpu) in times.items()
-    }
 
 
 def datasketch_features(X, k, b_bits):
@@ -117,50 +95,22 @@ def generate_rows(generate, n_features, k):
         generate(0, np.arange(first, min(first + group, n_features)), k, np.float32)
 
 
-def print_table(title, reference, rows, times, target):
-    ref_wall, ref_cpu = times[reference]
-    header = f"{'wall s':>7s} {'cpu s':>7s} {'ratio wall':>11s} {'ratio cpu':>10s}"
-    print(f"{title:42s} {header}")
-    for name in rows:
-        wall, cpu = times[name]
-        wall_ratio, cpu_ratio = target(wall, ref_wall), target(cpu, ref_cpu)
-        print(f"{name:42s} {wall:7.3f} {cpu:7.3f} {wall_ratio:11.2f} {cpu_ratio:10.2f}")
-    print()
-
-
 def oph_scaling(X, ks, repeats):
     """Resemblance OPH transform time at each k (median of the repeats)."""
     print(f"20 Newsgroups train: {X.shape}, nnz={X.nnz}, resemblance, hashing='oph', "
           f"median of {repeats} repeats")
     print(f"{'k':>6s} {'wall s':>8s} {'us per row':>11s} {'per row / k (ns)':>17s}")
     for k in ks:
-        hasher = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(X[:1])
+        hasher = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0)
+        hasher.fit(X[:1])
         hasher.transform(X[:10])  # compiles (or loads) the kernels before timing
-        wall, _ = median_times({"oph": (lambda: hasher.transform(X), repeats)}, repeats)["oph"]
+        wall = median_time(lambda: hasher.transform(X), repeats)
         per_row = wall / X.shape[0]
         print(f"{k:6d} {wall:8.3f} {per_row * 1e6:11.1f} {per_row / k * 1e9:17.1f}")
 
 
-def main():
-    default_home = os.environ.get(
-        "SKLEARN_SKETCH_DATA",
-        str(Path(__file__).resolve().parents[2] / "shared" / "datasets"),
-    )
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default=default_home)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--n-components", type=int, default=256)
-    parser.add_argument("--oph-ks", type=int, nargs="+", default=None)
-    args = parser.parse_args()
-
-    X, _ = fetch_20newsgroups_counts(args.data_home, subset="train", return_X_y=True)
-    X = X.astype(np.float32)
-    if args.oph_ks:
-        return oph_scaling(X, args.oph_ks, args.repeats)
-    k, r = args.n_components, args.repeats
-    slow = max(1, min(r, 3))  # repeats of the slow O(nnz * k) runs
-    print(f"20 Newsgroups train: {X.shape}, nnz={X.nnz}, float32, k={k}, "
-          f"medians of {r} repeats ({slow} for datasketch and minwise)\n")
+def timed_functions(X, k):
+    """The functions timed, and the names of the slow O(nnz * k) ones."""
 
     def hasher(**params):
         fitted = CoREHasher(k, random_state=0, **params).fit(X[:1])
@@ -173,52 +123,46 @@ def main():
         G = np.random.default_rng(0).standard_normal((X.shape[1], k), dtype=np.float32)
         return X @ G
 
-    functions = {
-        "datasketch MinHash.bulk + CSR": (lambda: datasketch_features(X, k, 8), slow)
-    }
+    functions = {"datasketch MinHash.bulk + CSR": lambda: datasketch_features(X, k, 8)}
     for hashing in ("oph", "minwise"):
         h = hasher(kernel="resemblance", hashing=hashing)
-        functions[f"resemblance, {hashing}"] = (
-            lambda h=h: h.transform(X), r if hashing == "oph" else slow
+        functions[f"resemblance, {hashing}"] = lambda h=h: h.transform(X)
+    functions["X @ G (one CSR product)"] = lambda: X @ G
+    functions["X @ G (8 MiB groups, as CoREHasher)"] = lambda: blocked_product(X, G)
+    functions["draw G (ziggurat) + X @ G"] = draw_and_project
+    generators = {"gaussian": gaussian_rows, "rademacher": rademacher_rows}
+    for name, generate in generators.items():
+        functions[f"generate R, {name}"] = (
+            lambda generate=generate: generate_rows(generate, X.shape[1], k)
         )
-    functions["X @ G (one CSR product)"] = (lambda: X @ G, r)
-    functions["X @ G (8 MiB groups, as CoREHasher)"] = (
-        lambda: blocked_product(X, G),
-        r,
-    )
-    functions["draw G (ziggurat) + X @ G"] = (draw_and_project, r)
-    functions["generate R, gaussian"] = (
-        lambda: generate_rows(gaussian_rows, X.shape[1], k), r
-    )
-    functions["generate R, rademacher"] = (
-        lambda: generate_rows(rademacher_rows, X.shape[1], k), r
-    )
     for hashing in ("oph", "minwise"):
         for projection in ("gaussian", "rademacher", "hashed_gaussian"):
             if hashing == "minwise" and projection == "hashed_gaussian":
                 continue
             h = hasher(kernel="core1", hashing=hashing, projection=projection)
-            functions[f"core1, {hashing}, {projection}"] = (
-                lambda h=h: h.transform(X), r if hashing == "oph" else slow
-            )
-    times = median_times(functions, r)
+            functions[f"core1, {hashing}, {projection}"] = lambda h=h: h.transform(X)
+    slow = [name for name in functions if "datasketch" in name or "minwise" in name]
+    return functions, slow
 
+
+def print_tables(times):
+    """The tables of the targets and of the floor of target 2."""
     print("Target 1: resemblance hashing >= 10x faster than datasketch "
           "(speed-up = datasketch / row)")
     rows = ["datasketch MinHash.bulk + CSR", "resemblance, oph", "resemblance, minwise"]
-    print_table("resemblance hashing", rows[0], rows, times, lambda t, ref: ref / t)
+    clock = ("wall", "cpu")
+    print_table("resemblance hashing", times, rows[0], rows, clock, speedup=True)
 
     references = ["X @ G (one CSR product)", "X @ G (8 MiB groups, as CoREHasher)"]
     reference = min(references, key=lambda name: times[name][0])
-    print(f"Target 2: core1 (oph) within 1.5x of X @ G (ratio = row / reference; "
+    print(f"\nTarget 2: core1 (oph) within 1.5x of X @ G (ratio = row / reference; "
           f"reference = the faster X @ G, {reference!r})")
-    print_table("type 1 transform", reference,
-                references + ["draw G (ziggurat) + X @ G", "generate R, gaussian",
-                              "generate R, rademacher", "core1, oph, gaussian",
-                              "core1, oph, rademacher", "core1, oph, hashed_gaussian",
-                              "core1, minwise, gaussian",
-                              "core1, minwise, rademacher"],
-                times, lambda t, ref: t / ref)
+    rows = references + [
+        "draw G (ziggurat) + X @ G", "generate R, gaussian", "generate R, rademacher",
+        "core1, oph, gaussian", "core1, oph, rademacher", "core1, oph, hashed_gaussian",
+        "core1, minwise, gaussian", "core1, minwise, rademacher",
+    ]
+    print_table("type 1 transform", times, reference, rows, clock)
 
     # The floor: the sum of the parts the oph transform cannot skip.
     for projection in ("gaussian", "rademacher"):
@@ -226,12 +170,32 @@ def main():
         times[f"floor, {projection}"] = tuple(
             sum(times[name][i] for name in parts) for i in range(2)
         )
-    print("Floor of target 2: X @ G + hashing (resemblance, oph) + generating R "
+    print("\nFloor of target 2: X @ G + hashing (resemblance, oph) + generating R "
           "(ratio = row / reference)")
-    print_table("floor of the type 1 transform", reference,
-                ["floor, gaussian", "core1, oph, gaussian",
-                 "floor, rademacher", "core1, oph, rademacher"],
-                times, lambda t, ref: t / ref)
+    rows = ["floor, gaussian", "core1, oph, gaussian",
+            "floor, rademacher", "core1, oph, rademacher"]
+    print_table("floor of the type 1 transform", times, reference, rows, clock)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-home", default=default_data_home())
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-components", type=int, default=256)
+    parser.add_argument("--oph-ks", type=int, nargs="+", default=None)
+    args = parser.parse_args()
+
+    X, _ = fetch_20newsgroups_counts(args.data_home, subset="train", return_X_y=True)
+    X = X.astype(np.float32)
+    if args.oph_ks:
+        return oph_scaling(X, args.oph_ks, args.repeats)
+    k, r = args.n_components, args.repeats
+    slow_repeats = max(1, min(r, 3))  # repeats of the slow O(nnz * k) runs
+    print(f"20 Newsgroups train: {X.shape}, nnz={X.nnz}, float32, k={k}, "
+          f"medians of {r} repeats ({slow_repeats} for datasketch and minwise)\n")
+    functions, slow = timed_functions(X, k)
+    limits = dict.fromkeys(slow, slow_repeats)
+    print_tables(median_times(functions, r, ("wall", "cpu"), limits))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import LinearSVC
 
+# The script's folder; importing it puts this source tree first on sys.path.
+import _bench  # noqa: F401
+
 import sklearn_sketch
 
 

@@ -22,10 +22,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+# The script's folder; ROOT is this source tree, whose package the children import.
+from _bench import ROOT, best_time, best_times
 
 FIRST_USE = """
 import numpy as np, scipy.sparse as sp
@@ -45,28 +44,29 @@ for estimator in estimators:
 """
 
 
-def _seconds(code, env=None):
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
-    return time.perf_counter() - start
+def _run(code, env=None):
+    """A function running ``code`` in a fresh Python process."""
+    return lambda: subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
 
 
 def import_ratio(repeats):
-    """Best-of-``repeats`` seconds of both imports in fresh processes, and their ratio."""
-    ours, floor = [], []
-    for _ in range(repeats):
-        floor.append(_seconds("import sklearn.base"))
-        ours.append(_seconds("import sklearn_sketch"))
-    return min(ours), min(floor)
+    """Best-of-``repeats`` seconds of both imports in fresh processes, interleaved."""
+    times = best_times({
+        "floor": _run("import sklearn.base"),
+        "ours": _run("import sklearn_sketch"),
+    }, repeats)
+    return times["ours"], times["floor"]
 
 
 def first_use(repeats):
     """Seconds of the first fit + transform of every estimator, cache empty then warm."""
     with tempfile.TemporaryDirectory() as cache:
         env = {"NUMBA_CACHE_DIR": cache}
-        cold = _seconds(FIRST_USE, env)
-        warm = min(_seconds(FIRST_USE, env) for _ in range(repeats))
+        cold = best_time(_run(FIRST_USE, env), 1)
+        warm = best_time(_run(FIRST_USE, env), repeats)
     return cold, warm
 
 

@@ -13,26 +13,16 @@ memory-bound one (a copy of 64 MiB). Run on an idle machine::
 """
 
 import argparse
-import threading
-import time
 
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import in_cache_sines, median_speedup
+
+# The Count Sketch scatter itself: the call whose GIL release is measured.
 from sklearn_sketch.utils._compat import csr_todense
-
-
-def in_cache_sines():
-    """Twenty ``np.sin`` of 256 KiB into a buffer of its own: compute-bound, in cache."""
-    values = np.random.RandomState(0).rand(2**16).astype(np.float32)
-    out = np.empty_like(values)
-
-    def call():
-        for _ in range(20):
-            np.sin(values, out=out)
-
-    return call
 
 
 def calls():
@@ -73,36 +63,6 @@ def calls():
     }
 
 
-def thread_speedup(make, n_threads, calls):
-    """Time of ``n_threads * calls`` calls in one thread over the same in ``n_threads``.
-
-    Each thread calls its own ``make()`` (its own buffers), ``calls`` times.
-    """
-    function = make()
-    function()
-    start = time.perf_counter()
-    for _ in range(n_threads * calls):
-        function()
-    one = time.perf_counter() - start
-
-    def work(function):
-        for _ in range(calls):
-            function()
-
-    threads = [threading.Thread(target=work, args=(make(),)) for _ in range(n_threads)]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return one / (time.perf_counter() - start)
-
-
-def two_thread_speedup(make, n):
-    """:func:`thread_speedup` of two threads, ``n`` calls each."""
-    return thread_speedup(make, 2, n)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="measurements per call (median)")
@@ -110,8 +70,8 @@ def main():
     args = parser.parse_args()
     print("| call | two threads vs one (median) |\n|---|---|")
     for name, make in calls().items():
-        ratios = [two_thread_speedup(make, args.n) for _ in range(args.repeats)]
-        print(f"| {name} | {np.median(ratios):.2f}x |")
+        speedup = median_speedup(make, 2, args.n, args.repeats)
+        print(f"| {name} | {speedup:.2f}x |")
 
 
 if __name__ == "__main__":

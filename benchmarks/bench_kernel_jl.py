@@ -21,8 +21,6 @@ that load from other processes affects both alike. Run::
 
 import argparse
 import os
-import time
-from pathlib import Path
 
 import numpy as np
 from sklearn.cluster import KMeans
@@ -30,19 +28,11 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.pairwise import pairwise_kernels
 
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import default_data_home, repeat_times
+
 from sklearn_sketch import KernelJL
 from sklearn_sketch.datasets import fetch_mnist
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _median_time(function, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def _clustering_scores(features, y, seed):
@@ -52,10 +42,7 @@ def _clustering_scores(features, y, seed):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-home",
-        default=os.environ.get("SKLEARN_SKETCH_DATA", str(ROOT.parent / "shared" / "datasets")),
-    )
+    parser.add_argument("--data-home", default=default_data_home())
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 2000, 4000])
     parser.add_argument("--d", type=int, default=100)
     parser.add_argument("--gamma", type=float, default=0.02,
@@ -77,25 +64,25 @@ def main(argv=None):
     for n in args.n:
         kjl = KernelJL(n_components=args.d, n_subsample=n, gamma=args.gamma, random_state=0)
         nys = Nystroem(n_components=n, gamma=args.gamma, random_state=0)
-        fit_kjl, fit_nys, tr_kjl, tr_bare, tr_nys, tr_bare64 = [], [], [], [], [], []
-        for _ in range(args.repeats):
-            fit_kjl.append(_median_time(lambda: kjl.fit(X), 1))
-            fit_nys.append(_median_time(lambda: nys.fit(X), 1))
-            tr_kjl.append(_median_time(lambda: kjl.transform(X), 1))
-            tr_bare.append(_median_time(
-                lambda: pairwise_kernels(X, kjl.components_, metric="rbf", gamma=args.gamma), 1
-            ))
-            tr_nys.append(_median_time(lambda: nys.transform(X), 1))
-            tr_bare64.append(_median_time(
-                lambda: pairwise_kernels(X.astype(np.float64), kjl.components_.astype(np.float64),
-                                         metric="rbf", gamma=args.gamma), 1
-            ))
+        times = repeat_times({
+            "fit_kjl": lambda: kjl.fit(X),
+            "fit_nys": lambda: nys.fit(X),
+            "tr_kjl": lambda: kjl.transform(X),
+            "tr_bare": lambda: pairwise_kernels(
+                X, kjl.components_, metric="rbf", gamma=args.gamma
+            ),
+            "tr_nys": lambda: nys.transform(X),
+            "tr_bare64": lambda: pairwise_kernels(
+                X.astype(np.float64), kjl.components_.astype(np.float64),
+                metric="rbf", gamma=args.gamma,
+            ),
+        }, args.repeats)
         # Ratios are medians of per-repeat ratios (both timed back to back).
-        tr_ratio = np.median(np.array(tr_kjl) / np.array(tr_bare))
-        tr_ratio64 = np.median(np.array(tr_kjl) / np.array(tr_bare64))
-        fit_ratio = np.median(np.array(fit_nys) / np.array(fit_kjl))
-        fit_kjl, fit_nys, tr_kjl, tr_bare, tr_nys, tr_bare64 = map(
-            np.median, (fit_kjl, fit_nys, tr_kjl, tr_bare, tr_nys, tr_bare64)
+        tr_ratio = np.median(times["tr_kjl"] / times["tr_bare"])
+        tr_ratio64 = np.median(times["tr_kjl"] / times["tr_bare64"])
+        fit_ratio = np.median(times["fit_nys"] / times["fit_kjl"])
+        fit_kjl, fit_nys, tr_kjl, tr_bare, tr_nys, tr_bare64 = (
+            np.median(values) for values in times.values()
         )
 
         scores = {"kjl": [], "kjl_c": [], "nys": []}

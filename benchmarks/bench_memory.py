@@ -14,11 +14,12 @@ Every case is also checked, at a smaller size, by
 """
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
 import scipy.sparse as sp
+
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import nbytes, peak_beyond_output
 
 from sklearn_sketch import (
     ComplexToRealSketch,
@@ -86,38 +87,6 @@ def make_input(kind, n_rows, seed=0):
     return X
 
 
-def nbytes(X):
-    """Bytes held by an array or a CSR matrix."""
-    if sp.issparse(X):
-        return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    return X.nbytes
-
-
-def peak_beyond_output(estimator, X):
-    """Peak traced bytes allocated by ``transform(X)``, minus its output.
-
-    The input already exists when tracing starts, so it is not counted; a
-    copy of it made by transform would be.
-
-    Returns
-    -------
-    beyond : int
-        Bytes.
-    output : int
-        Bytes of the output.
-    seconds : float
-    """
-    tracemalloc.start()
-    try:
-        start = time.perf_counter()
-        X_new = estimator.transform(X)
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    return peak - nbytes(X_new), nbytes(X_new), seconds
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -130,7 +99,7 @@ def main():
         estimator.transform(X_fit[:10])  # warm-up: imports and caches
         for n_rows in args.rows:
             X = make_input(kind, n_rows)
-            beyond, output, seconds = peak_beyond_output(estimator, X)
+            beyond, output, seconds = peak_beyond_output(lambda: estimator.transform(X))
             print(
                 f"| {name} | {kind} | {n_rows:,} | {nbytes(X) / MIB:.0f} | {output / MIB:.0f} "
                 f"| {beyond / MIB:.1f} | {seconds:.1f} |",

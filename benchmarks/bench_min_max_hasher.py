@@ -19,7 +19,7 @@ Target 2. k = 256 and 1024: MinMaxHasher against
    Target: <= 30x.
 Target 3. k = 256: ``n_jobs=2`` against ``n_jobs=1`` on the rows repeated
    to 6000, beside the machine's two-thread ceiling (two threads against
-   one on in-cache ``np.sin``, as ``benchmarks/bench_gil.py`` measures it).
+   one on in-cache ``np.sin``, ``median_speedup`` of ``benchmarks/_bench.py``).
    Target: >= 1.8x, or >= 0.9 of the ceiling.
 
 Usage::
@@ -28,52 +28,23 @@ Usage::
 
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the tables give medians of the repeats,
-wall-clock and CPU (process) seconds, and ratios computed within this run.
+wall-clock and CPU (process) seconds, and ratios computed within this run:
+row / MinMaxHasher's in Target 1, row / CoREHasher's in Target 2.
 """
 
 import argparse
-import sys
-import time
-from pathlib import Path
 
-import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import median_speedup, median_times, print_table
 
-from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_sector  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_gil import in_cache_sines, two_thread_speedup  # noqa: E402
+from sklearn_sketch import CoREHasher, MinMaxHasher
+from sklearn_sketch.datasets import fetch_sector
 
 K = 128
 N_ROWS = 1500
-
-
-def median_times(functions, repeats):
-    """Median wall and CPU seconds of each function, run in turn per repeat."""
-    times = {name: ([], []) for name in functions}
-    for _ in range(repeats):
-        for name, function in functions.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            function()
-            times[name][0].append(time.perf_counter() - wall)
-            times[name][1].append(time.process_time() - cpu)
-    return {name: (float(np.median(w)), float(np.median(c))) for name, (w, c) in times.items()}
-
-
-def print_table(title, reference, times, scale=None):
-    scale = scale or {}
-    print(f"\n{title}")
-    print(f"{'method':46s} {'wall s':>9s} {'cpu s':>9s} {'ratio to ' + reference:>18s}")
-    ref_wall = times[reference][0] * scale.get(reference, 1)
-    for name, (wall, cpu) in times.items():
-        factor = scale.get(name, 1)
-        label = name + (f" (x{factor:g})" if factor != 1 else "")
-        print(f"{label:46s} {wall * factor:9.3f} {cpu * factor:9.3f} "
-              f"{wall * factor / ref_wall:18.2f}")
+CLOCK = ("wall", "cpu")
 
 
 def sector_rows(data_home):
@@ -103,9 +74,10 @@ def sector_against_datasketch(X, repeats, per_row):
         "MinMaxHasher.transform": lambda: hasher.transform(X),
         "datasketch minhash_many (batches of 250)": many,
         "datasketch minhash (per row)": per_vector,
-    }, repeats)
-    print_table("Target 1: sector tf-idf, k = 128", "MinMaxHasher.transform", times,
-                scale={"datasketch minhash (per row)": X.shape[0] / per_row})
+    }, repeats, CLOCK)
+    print()
+    print_table(f"Target 1: sector tf-idf, k = {K}", times, "MinMaxHasher.transform",
+                clock=CLOCK, scale={"datasketch minhash (per row)": X.shape[0] / per_row})
 
 
 def sector_against_oph(X, repeats):
@@ -116,20 +88,21 @@ def sector_against_oph(X, repeats):
         times = median_times({
             "MinMaxHasher.transform": lambda: minmax.transform(X),
             "CoREHasher(resemblance, oph).transform": lambda: oph.transform(X),
-        }, repeats)
-        print_table(f"Target 2: sector tf-idf, k = {k}", "CoREHasher(resemblance, oph).transform",
-                    times)
+        }, repeats, CLOCK)
+        print()
+        print_table(f"Target 2: sector tf-idf, k = {k}", times,
+                    "CoREHasher(resemblance, oph).transform", clock=CLOCK)
         for name, (wall, _) in times.items():
             print(f"  {name}: {1e6 * wall / X.shape[0]:.1f} us per row")
 
 
 def two_jobs(X, repeats):
     X = sp.vstack([X] * 4, format="csr")
-    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    ceiling = median_speedup()
     hashers = {n: MinMaxHasher(256, random_state=0, n_jobs=n).fit(X) for n in (1, 2)}
     hashers[1].transform(X[:5])
     times = median_times({f"n_jobs={n}": (lambda h=h: h.transform(X)) for n, h in
-                          hashers.items()}, repeats)
+                          hashers.items()}, repeats, CLOCK)
     speedup = times["n_jobs=1"][0] / times["n_jobs=2"][0]
     print(f"\nTarget 3: {X.shape[0]} sector rows, k = 256: n_jobs=2 vs 1: {speedup:.2f}x "
           f"(wall); two-thread ceiling (in-cache np.sin): {ceiling:.2f}x; "

@@ -15,10 +15,11 @@ Target: CoREHasher at least twice as fast as rensa (ratio = rensa / CoREHasher).
 
 Then the transform with ``n_jobs=2`` against ``n_jobs=1`` (resemblance and
 CoRE type 1, both with hashing="oph"), next to what two threads can gain on
-this machine at this moment (``bench_gil.two_thread_speedup`` of an in-cache
-compute-bound call): target a speed-up of at least 1.8x, or 0.9 of that
-ceiling. Then the cost of a CSR matrix with ``2**31`` columns and few
-nonzeros, which should be that of its nonzeros.
+this machine at this moment (``median_speedup`` of ``_bench.py``: two
+threads against one on an in-cache compute-bound call): target a speed-up
+of at least 1.8x, or 0.9 of that ceiling. Then the cost of a CSR matrix
+with ``2**31`` columns and few nonzeros, which should be that of its
+nonzeros.
 
 With ``--phases`` it prints instead where one thread's time goes in the
 transform (best thread CPU time of each part, called as the transform calls
@@ -37,43 +38,21 @@ and the ratios computed within this run. Run::
 """
 
 import argparse
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import (
+    best_time,
+    best_times,
+    median_speedup,
+    print_table,
+    rensa_digests,
+)
 
-from bench_gil import in_cache_sines, two_thread_speedup  # noqa: E402
-
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_sector  # noqa: E402
-
-
-def best_times(functions, repeats):
-    """Best wall-clock seconds of each function, run in turn per repeat."""
-    times = {name: [] for name in functions}
-    for _ in range(repeats):
-        for name, function in functions.items():
-            start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
-    return {name: min(values) for name, values in times.items()}
-
-
-def best_thread_times(functions, repeats):
-    """Best thread CPU seconds of each function (load on other cores aside)."""
-    times = {name: [] for name in functions}
-    for _ in range(repeats):
-        for name, function in functions.items():
-            start = time.thread_time()
-            function()
-            times[name].append(time.thread_time() - start)
-    return {name: min(values) for name, values in times.items()}
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import fetch_sector
 
 
 def phases(X, k, repeats):
@@ -121,18 +100,11 @@ def phases(X, k, repeats):
         ),
         "whole transform": lambda: hasher.transform(X),
     }
-    times = best_thread_times(parts, repeats)
+    times = best_times(parts, repeats, clock="thread")
     print(f"Parts of the transform, one thread, best thread CPU time of {repeats}:")
-    for name, seconds in times.items():
-        print(f"  {name:47s} {seconds * 1e3:8.2f} ms")
+    print_table("part", times, clock="thread", unit="ms")
     print("(the one pass writes into the same arrays at every repeat; the transform's"
           "\n output is new memory, whose first writes cost the fresh pages' row)")
-
-
-def rensa_digests(indices, offsets, k):
-    from rensa import RMinHash
-
-    return RMinHash.digest_matrix_from_flat_token_hashes(indices, offsets, k, 0)
 
 
 def main():
@@ -174,12 +146,11 @@ def main():
         },
         args.repeats,
     )
-    print("Target 1: CoREHasher >= 2x faster than rensa (ratio = rensa / row)")
-    reference = times["rensa digest_matrix_from_flat_token_hashes"]
-    for name, seconds in times.items():
-        print(f"  {name:45s} {seconds * 1e3:8.2f} ms {reference / seconds:6.2f}x")
+    print("Target 1: CoREHasher >= 2x faster than rensa (speed-up = rensa / row)")
+    print_table("method", times, "rensa digest_matrix_from_flat_token_hashes",
+                unit="ms", speedup=True)
 
-    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    ceiling = median_speedup()
     print(f"\nTarget 2: n_jobs=2 vs n_jobs=1 >= 1.8x or >= 0.9 x the ceiling; "
           f"two threads vs one on in-cache np.sin (the ceiling): {ceiling:.2f}x")
     for kernel in ("resemblance", "core1"):
@@ -198,7 +169,7 @@ def main():
         wide = sp.csr_matrix((X.data, indices, X.indptr), shape=shape)
         fitted = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(wide[:1])
         fitted.transform(wide[:10])
-        seconds = best_times({"t": lambda: fitted.transform(wide)}, args.repeats)["t"]
+        seconds = best_time(lambda: fitted.transform(wide), args.repeats)
         print(f"  n_features={n_features:>11d}: {seconds * 1e3:8.2f} ms")
 
 

@@ -24,11 +24,12 @@ Run::
 
 import argparse
 import csv
-import os
-import time
 from pathlib import Path
 
 import numpy as np
+
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import default_data_home, median_times
 
 from sklearn_sketch import (
     ComplexToRealSketch,
@@ -37,9 +38,7 @@ from sklearn_sketch import (
     TensorSketch,
     TensorSRHT,
 )
-from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
-
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from sklearn_sketch.datasets import fetch_mnist
 
 METHODS = {
     "ts": ("TensorSketch", lambda **kw: TensorSketch(**kw)),
@@ -78,17 +77,11 @@ def time_transforms(sketches, X, repeats):
     """
     for sketch in sketches.values():
         sketch.transform(X[:10])  # warm-up: caches, FFT plans
-    wall = {key: [] for key in sketches}
-    cpu = {key: [] for key in sketches}
-    for _ in range(repeats):
-        for key, sketch in sketches.items():
-            start_wall, start_cpu = time.perf_counter(), time.process_time()
-            sketch.transform(X)
-            wall[key].append(time.perf_counter() - start_wall)
-            cpu[key].append(time.process_time() - start_cpu)
+    functions = {key: (lambda s=s: s.transform(X)) for key, s in sketches.items()}
+    times = median_times(functions, repeats, ("wall", "cpu"))
     return (
-        {key: float(np.median(v)) for key, v in wall.items()},
-        {key: float(np.median(v)) for key, v in cpu.items()},
+        {key: wall for key, (wall, _) in times.items()},
+        {key: cpu for key, (_, cpu) in times.items()},
     )
 
 
@@ -160,7 +153,7 @@ def main(argv=None):
         Path(args.output_dir).mkdir(parents=True, exist_ok=True)
         plot(read_csv(args.replot), Path(args.output_dir) / "polynomial_sketches.png")
         return None
-    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    data_home = args.data_home or default_data_home()
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
 

@@ -22,7 +22,8 @@ Two measurements, each in one run:
   after the t10k ones; default 10000 and 40000) against ``np.cos`` in place
   over an ``n x 4096`` float32 array, best of ``--repeats``, with
   ``n_jobs=1`` and ``n_jobs=2``, and the machine's two-thread ceiling
-  (two threads vs one on an in-cache ``np.sin``, benchmarks/bench_gil.py).
+  (two threads vs one on an in-cache ``np.sin``, ``median_speedup`` of
+  benchmarks/_bench.py).
 
 Run::
 
@@ -32,9 +33,6 @@ Run::
 """
 
 import argparse
-import os
-import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,12 +41,18 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from threadpoolctl import threadpool_limits
 
-from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import (
+    best_time,
+    default_data_home,
+    median_speedup,
+    print_table,
+    repeat_times,
+)
 
 from sklearn_sketch import OrthogonalRBFSampler
 from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_mnist
 
-ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["orf", "sorf", "fastfood"]
 
 
@@ -116,22 +120,7 @@ def transform_times(X, n_components, repeats):
 
     tasks = {m: (lambda e=e: e.transform(X)) for m, e in fitted.items()}
     tasks["floor (cos/sin only)"] = floor
-    times = {name: [] for name in tasks}
-    for _ in range(repeats):
-        for name, task in tasks.items():
-            start = time.perf_counter()
-            task()
-            times[name].append(time.perf_counter() - start)
-    return {name: np.array(t) for name, t in times.items()}
-
-
-def best_seconds(task, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        task()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return repeat_times(tasks, repeats)
 
 
 def sorf_scaling(data_home, rows, repeats, n_components=4096):
@@ -140,16 +129,16 @@ def sorf_scaling(data_home, rows, repeats, n_components=4096):
     X_train, _ = fetch_mnist(data_home, subset="train", return_X_y=True)
     X_all = np.vstack([X_test, X_train]).astype(np.float32)
     gamma = median_gamma(X_all[:1000])
-    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(3)])
+    ceiling = median_speedup(measurements=3)
     print(f"\nSORF at D = {n_components}, float32 MNIST, best of {repeats}; "
           f"two threads vs one on in-cache np.sin: {ceiling:.2f}x")
     for n in rows:
         X = X_all[:n]
         angles = np.random.RandomState(0).rand(n, n_components).astype(np.float32)
-        floor = best_seconds(lambda: np.cos(angles, out=angles), repeats)
+        floor = best_time(lambda: np.cos(angles, out=angles), repeats)
         sorf = make("sorf", n_components, gamma, 0).fit(X[:1000])
-        one = best_seconds(lambda: sorf.transform(X), repeats)
-        two = best_seconds(lambda: sorf.set_params(n_jobs=2).transform(X), repeats)
+        one = best_time(lambda: sorf.transform(X), repeats)
+        two = best_time(lambda: sorf.set_params(n_jobs=2).transform(X), repeats)
         sorf.set_params(n_jobs=None)
         print(f"  {n:>6} rows: np.cos {floor:.3f} s, SORF {one:.3f} s ({one / floor:.2f}x), "
               f"n_jobs=2 {two:.3f} s ({one / two:.2f}x faster; "
@@ -158,10 +147,7 @@ def sorf_scaling(data_home, rows, repeats, n_components=4096):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-home",
-        default=os.environ.get("SKLEARN_SKETCH_DATA", str(ROOT.parent / "shared" / "datasets")),
-    )
+    parser.add_argument("--data-home", default=default_data_home())
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--dims", type=int, nargs="+", default=[2**k for k in range(9, 14)])
     parser.add_argument("--time-d", type=int, default=4096)
@@ -197,8 +183,8 @@ def main(argv=None):
     threads = "the BLAS default" if args.blas_threads is None else args.blas_threads
     print(f"\nTransform of MNIST t10k (10000 x 784 float32) at D = {args.time_d}, "
           f"median of {args.repeats}, BLAS threads: {threads}:")
-    for name, seconds in times.items():
-        print(f"  {name:>22}: {np.median(seconds):7.3f} s")
+    medians = {name: float(np.median(seconds)) for name, seconds in times.items()}
+    print_table("transform", medians)
     floor = times["floor (cos/sin only)"]
     print(f"  RBFSampler / SORF: {np.median(times['RBFSampler'] / times['sorf']):.2f}x; "
           f"SORF / floor: {np.median(times['sorf'] / floor):.2f}x; "

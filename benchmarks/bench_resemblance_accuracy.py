@@ -29,22 +29,16 @@ batch digests of the same rows (both cores), with "oph" beside it, best of
 """
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not, and the timer of
-# the OPH benchmark beside this file.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import best_times, print_table, rensa_available, rensa_digests
 
-from bench_oph_rensa import best_times  # noqa: E402
-
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import (  # noqa: E402
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import (
     fetch_20newsgroups_counts,
     fetch_mnist,
     fetch_sector,
@@ -100,22 +94,12 @@ def hasher_estimates(rows, k, hashing, seed):
 
 
 def rensa_estimates(rows, k, seed):
-    from rensa import RMinHash
-
-    digests = RMinHash.digest_matrix_from_flat_token_hashes(
+    digests = rensa_digests(
         rows.indices.astype(np.uint64), rows.indptr.astype(np.uint64), k, seed
     )
     codes = np.array(digests.to_rows(), dtype=np.uint32)
     n = codes.shape[0] // 2
     return (codes[:n] == codes[n:]).mean(axis=1)
-
-
-def rensa_available():
-    try:
-        import rensa  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def accuracy(rows, J, ks, n_seeds):
@@ -138,7 +122,7 @@ def accuracy(rows, J, ks, n_seeds):
     return results
 
 
-def print_table(name, rows, J, results, ks, n_seeds):
+def print_accuracy(name, rows, J, results, ks, n_seeds):
     sizes = np.diff(rows.indptr)
     print(f"\n{name}: {J.size} pairs, mean J {J.mean():.3f}, mean set size "
           f"{sizes.mean():.0f}, {n_seeds} seeds; RMSE (bias) [RMSE / rensa's]")
@@ -194,25 +178,18 @@ def speed(data_home, repeats, k=256, n_rows=3000):
         fitted.transform(X[:10])  # compiles (or loads) the kernels first
         return fitted
 
-    functions = {}
+    functions, rensa = {}, "rensa digest_matrix_from_flat_token_hashes"
     if rensa_available():
-        from rensa import RMinHash
-
         indices, offsets = X.indices.astype(np.uint64), X.indptr.astype(np.uint64)
-        def rensa_digests():
-            RMinHash.digest_matrix_from_flat_token_hashes(indices, offsets, k, 0)
-
-        functions["rensa digest_matrix_from_flat_token_hashes"] = rensa_digests
+        functions[rensa] = lambda: rensa_digests(indices, offsets, k)
     for hashing in ("fss", "oph"):
         for n_jobs in (1, 2):
             fitted = hasher(hashing=hashing, n_jobs=n_jobs)
             name = f"CoREHasher {hashing} n_jobs={n_jobs}"
             functions[name] = lambda fitted=fitted: fitted.transform(X)
     times = best_times(functions, repeats)
-    reference = times.get("rensa digest_matrix_from_flat_token_hashes")
-    for name, seconds in times.items():
-        ratio = f"{reference / seconds:6.2f}x rensa's speed" if reference else ""
-        print(f"  {name:45s} {seconds * 1e3:8.2f} ms {ratio}")
+    print_table("method (speed-up = rensa's time / the row's)", times,
+                rensa if rensa in times else None, unit="ms", speedup=True)
 
 
 def main():
@@ -232,7 +209,7 @@ def main():
         rows, J = draw_pairs(term_sets(name, args.data_home), N_PAIRS)
         start = time.perf_counter()
         all_results[name] = accuracy(rows, J, ks, n_seeds)
-        print_table(name, rows, J, all_results[name], ks, n_seeds)
+        print_accuracy(name, rows, J, all_results[name], ks, n_seeds)
         print(f"  ({time.perf_counter() - start:.0f} s)")
     if args.plot:
         plot(all_results, ks, args.plot)

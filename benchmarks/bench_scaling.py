@@ -27,15 +27,14 @@ the system maps at first touch, as it does every transform's output. Run::
 """
 
 import argparse
-import time
-import tracemalloc
 
 import numba
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from bench_gil import thread_speedup  # the script's folder
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import in_cache_sines, median_speedup, median_times, peak_beyond_output
 
 from sklearn_sketch import CoREHasher, KernelJL, MinMaxHasher, OrthogonalRBFSampler, TensorSketch
 from sklearn_sketch.datasets import fetch_mnist, fetch_sector
@@ -67,12 +66,6 @@ def _hash_entries(indices, data, rounds):
     return total
 
 
-def in_cache_sines():
-    values = np.random.RandomState(0).rand(2**16).astype(np.float32)
-    out = np.empty_like(values)
-    return lambda: [np.sin(values, out=out) for _ in range(20)]
-
-
 def fft_chunk():
     sketch = np.random.RandomState(0).rand(421, 512).astype(np.float32)
 
@@ -93,19 +86,8 @@ def entry_loop(X):
     return lambda: _hash_entries(indices, data, 4)
 
 
-def nbytes(X):
-    if sp.issparse(X):
-        return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    return X.nbytes
-
-
 def peak_beyond_output_mib(estimator, X):
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    X_new = estimator.transform(X)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return (peak - nbytes(X_new)) / 2**20
+    return peak_beyond_output(lambda: estimator.transform(X))[0] / 2**20
 
 
 def repeated(X, n_rows):
@@ -117,13 +99,9 @@ def repeated(X, n_rows):
 def time_estimator(make, X_fit, X, jobs, repeats):
     fitted = {n_jobs: make(n_jobs).fit(X_fit) for n_jobs in (1, jobs)}
     fitted[1].transform(X[:100])  # compile and warm up
-    times = {1: [], jobs: []}
-    for _ in range(repeats):
-        for n_jobs in (1, jobs):
-            start = time.perf_counter()
-            fitted[n_jobs].transform(X)
-            times[n_jobs].append(time.perf_counter() - start)
-    return fitted, np.median(times[1]), np.median(times[jobs])
+    functions = {n_jobs: (lambda e=e: e.transform(X)) for n_jobs, e in fitted.items()}
+    times = median_times(functions, repeats)
+    return fitted, times[1], times[jobs]
 
 
 def main():
@@ -142,10 +120,10 @@ def main():
         "sector": fetch_sector(args.data_home, subset="train", values="tfidf", return_X_y=True)[0],
     }
     jobs = args.jobs
-    sines = np.median([thread_speedup(in_cache_sines, jobs, 4) for _ in range(5)])
-    loop = np.median([thread_speedup(lambda: entry_loop(data["sector"]), jobs, 4) for _ in range(5)])
-    fft = np.median([thread_speedup(fft_chunk, jobs, 10) for _ in range(5)])
-    fresh = np.median([thread_speedup(fresh_arrays, jobs, 10) for _ in range(5)])
+    sines = median_speedup(in_cache_sines, jobs, 4)
+    loop = median_speedup(lambda: entry_loop(data["sector"]), jobs, 4)
+    fft = median_speedup(fft_chunk, jobs, 10)
+    fresh = median_speedup(fresh_arrays, jobs, 10)
     print(f"ceiling: {jobs} threads vs one, in-cache np.sin {sines:.2f}x; "
           f"nogil compiled loop over the sector entries {loop:.2f}x; "
           f"FFTs of a TensorSketch chunk {fft:.2f}x; fresh arrays filled {fresh:.2f}x")

@@ -11,8 +11,8 @@ For each case, in one run of this script:
   numpy reports its buffers to);
 * on dense MNIST, ``n_jobs=2 / 1``: the speed-up of two threads over one,
   next to the two-thread ceiling of the machine measured in the same run
-  (``np.sin`` in cache, from ``bench_gil.py``): a transform that holds the
-  GIL little gets close to it.
+  (``np.sin`` in cache, ``median_speedup`` of ``_bench.py``): a transform
+  that holds the GIL little gets close to it.
 
 Times are medians over ``--repeats`` runs, ours and the floor (and the two
 settings of ``n_jobs``) timed in turn within each repeat so that the
@@ -25,39 +25,22 @@ Run::
 """
 
 import argparse
-import os
-import time
-import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import scipy.fft
-from bench_gil import in_cache_sines, two_thread_speedup  # the script's folder
 from sklearn.kernel_approximation import PolynomialCountSketch
 
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import (
+    default_data_home,
+    median_speedup,
+    median_time,
+    median_times,
+    peak_beyond_output,
+)
+
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_20newsgroups_counts, fetch_mnist
-
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-
-def median_time(function, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
-def peak_memory_beyond_output(function):
-    """Peak traced allocation during ``function()`` minus its result's size."""
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    result = function()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return max(peak - result.nbytes, 0)
+from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_mnist
 
 
 def fft_floor(n_samples, n_components, degree, dtype):
@@ -74,16 +57,6 @@ def fft_floor(n_samples, n_components, degree, dtype):
     return run
 
 
-def paired_median_times(first, second, repeats):
-    """Median times of two functions timed in turn, so that the machine's
-    other load hits them alike."""
-    times = ([], [])
-    for _ in range(repeats):
-        for function, measured in zip((first, second), times):
-            measured.append(median_time(function, 1))
-    return float(np.median(times[0])), float(np.median(times[1]))
-
-
 def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
     ours = TensorSketch(n_components, degree=degree, random_state=0).fit(X)
     theirs = PolynomialCountSketch(
@@ -91,12 +64,13 @@ def bench_case(name, X, n_components, degree, repeats, sklearn_repeats):
     ).fit(X)
     ours.transform(X[:10])  # warm-up (and the kernels' compile, if not cached)
     floor = fft_floor(X.shape[0], n_components, degree, X.dtype)
-    t_ours, t_floor = paired_median_times(lambda: ours.transform(X), floor, repeats)
+    times = median_times({"ours": lambda: ours.transform(X), "floor": floor}, repeats)
+    t_ours, t_floor = times["ours"], times["floor"]
     del floor
     t_sklearn = np.nan
     if sklearn_repeats:
         t_sklearn = median_time(lambda: theirs.transform(X), sklearn_repeats)
-    mem_ours = peak_memory_beyond_output(lambda: ours.transform(X))
+    mem_ours = max(peak_beyond_output(lambda: ours.transform(X))[0], 0)
     out_bytes = X.shape[0] * n_components * X.dtype.itemsize
     row = {
         "case": name,
@@ -127,9 +101,9 @@ def bench_threads(name, X, n_components, degree, repeats):
         n_jobs: TensorSketch(n_components, degree=degree, random_state=0, n_jobs=n_jobs).fit(X)
         for n_jobs in (1, 2)
     }
-    t1, t2 = paired_median_times(
-        lambda: fitted[1].transform(X), lambda: fitted[2].transform(X), repeats
-    )
+    functions = {n_jobs: (lambda e=e: e.transform(X)) for n_jobs, e in fitted.items()}
+    times = median_times(functions, repeats)
+    t1, t2 = times[1], times[2]
     print(
         f"{name:<24} {X.dtype.name:<8} p={degree}  n_jobs=1 {t1:7.3f}s  n_jobs=2 {t2:7.3f}s  "
         f"n_jobs=2/1 speed-up {t1 / t2:5.2f}x",
@@ -149,7 +123,7 @@ def main():
     )
     args = parser.parse_args()
     sklearn_repeats = 0 if args.no_sklearn else args.sklearn_repeats
-    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    data_home = args.data_home or default_data_home()
 
     n_mnist, n_news, n_components = (500, 100, 1024) if args.quick else (10000, 2000, 4096)
     repeats = 1 if args.quick else args.repeats
@@ -181,7 +155,7 @@ def main():
             "20 Newsgroups (sparse)", X_news, n_components, 2, repeats, sklearn_repeats
         )
     )
-    ceiling = np.median([two_thread_speedup(in_cache_sines, 20) for _ in range(5)])
+    ceiling = median_speedup()
     print(f"reference: two threads vs one on in-cache np.sin: {ceiling:.2f}x")
     for dtype in (np.float64, np.float32):
         for degree in (2, 3):

@@ -19,8 +19,12 @@ Run::
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+
+# The script's folder; ROOT is this source tree, whose package the children import.
+from _bench import ROOT
 
 CASES = {
     "TensorSketch": "TensorSketch()",
@@ -74,6 +78,7 @@ def run_case(expression, n_features, timeout):
         result = subprocess.run(
             [sys.executable, "-c", CHILD, str(n_features), expression],
             capture_output=True, text=True, timeout=timeout,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     except subprocess.TimeoutExpired:
         return None, f"over {timeout} s"

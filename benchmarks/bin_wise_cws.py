@@ -34,7 +34,6 @@ Usage::
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -42,19 +41,22 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
-# Import the package of this source tree, installed or not.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import median_times, print_table
 
-from sklearn_sketch import CoREHasher, MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector  # noqa: E402
-from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
-from sklearn_sketch.minwise._positions import (  # noqa: E402
+from sklearn_sketch import CoREHasher, MinMaxHasher
+from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector
+from sklearn_sketch.metrics import min_max_kernel
+
+# The scheme is built from the package's own bins, densification and hashes.
+from sklearn_sketch.minwise._positions import (
+    MAX_CHUNK_NNZ,
     PROBE_HASH_INDEPENDENCE,
     binned_positions,
     densification_tables,
+    nnz_chunks,
 )
-from sklearn_sketch.minwise._positions import MAX_CHUNK_NNZ, nnz_chunks  # noqa: E402
-from sklearn_sketch.utils._hashing import (  # noqa: E402
+from sklearn_sketch.utils._hashing import (
     draw_multiply_shift,
     draw_polynomial_hashes,
     minwise_hashes,
@@ -65,10 +67,6 @@ from sklearn_sketch.utils._hashing import (  # noqa: E402
 # Rows hashed at once, as the bytes of their (k x rows) uint64 table of bin
 # minima: near the size of a core's L2 cache.
 OPH_TABLE_BYTES = 2 * 2**20
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_min_max_hasher import median_times, print_table  # noqa: E402
-
 
 # Halves of a uint64 key seen as two uint32: (low, high) on a little-endian
 # machine.
@@ -187,11 +185,13 @@ def speed(data_home, repeats):
         "MinMaxHasher (0-bit DartMinHash)": MinMaxHasher(128, codes="0bit", random_state=0),
         "CoREHasher(oph, core1)": CoREHasher(128, hashing="oph", random_state=0),
     }
-    times = median_times(
-        {name: (lambda m=model.fit(X): m.transform(X)) for name, model in models.items()},
-        repeats,
-    )
-    print_table("Transform time", "CoREHasher(oph, core1)", times)
+    for model in models.values():
+        model.fit(X)
+    functions = {name: (lambda m=m: m.transform(X)) for name, m in models.items()}
+    clock = ("wall", "cpu")
+    times = median_times(functions, repeats, clock)
+    print("\nratio = row / CoREHasher's")
+    print_table("Transform time", times, "CoREHasher(oph, core1)", clock=clock)
 
 
 def kernel_error(data_home):

@@ -15,17 +15,15 @@ Usage::
 """
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 
-# Import the package of this source tree, installed or not.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The script's folder; importing it puts this source tree first on sys.path.
+import _bench  # noqa: F401
 
-from sklearn_sketch import MinMaxHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_sector  # noqa: E402
-from sklearn_sketch.metrics import min_max_kernel  # noqa: E402
+from sklearn_sketch import MinMaxHasher
+from sklearn_sketch.datasets import fetch_sector
+from sklearn_sketch.metrics import min_max_kernel
 
 CODES = {"0-bit": dict(codes="0bit", b_bits=None), "full": dict(codes="full", b_bits=32)}
 

@@ -22,19 +22,19 @@ Usage::
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-# Import the package of this source tree, installed or not, and the formula.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+# The script's folder; importing it puts this source tree first on sys.path.
+import _bench
 
+from sklearn_sketch import CoREHasher
+from sklearn_sketch.datasets import fetch_mnist, fetch_sector
+
+# The formula, from the tests' helpers.
+sys.path.insert(0, str(_bench.ROOT / "tests"))
 from _minwise_helpers import densified_oph_variance  # noqa: E402
-
-from sklearn_sketch import CoREHasher  # noqa: E402
-from sklearn_sketch.datasets import fetch_mnist, fetch_sector  # noqa: E402
 
 
 def random_pairs(X, n_pairs, seed=0):

@@ -16,14 +16,14 @@ Run::
 """
 
 import argparse
-import os
-from pathlib import Path
 
 import numpy as np
 
-from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import default_data_home
 
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from sklearn_sketch.datasets import fetch_mnist
+
 A = 2.0
 GAMMA, COEF0 = 2 / A**2, 1 - 2 / A**2
 
@@ -55,8 +55,7 @@ def main(argv=None):
     parser.add_argument("--images", type=int, default=1000)
     parser.add_argument("--data-home", default=None)
     args = parser.parse_args(argv)
-    # --data-home, else $SKLEARN_SKETCH_DATA, else the shared folder beside the checkout.
-    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    data_home = args.data_home or default_data_home()
     X, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X = X[: args.images].astype(np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)

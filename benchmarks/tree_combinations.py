@@ -23,18 +23,20 @@ Run::
 """
 
 import argparse
-import os
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+# The script's folder; importing it puts this source tree first on sys.path.
+from _bench import default_data_home
+
 from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import DATA_ENV_VARIABLE, fetch_mnist
+from sklearn_sketch.datasets import fetch_mnist
+
+# The model's SRHT nodes use the package's own Hadamard transform.
 from sklearn_sketch.polynomial._common import next_power_of_two
 from sklearn_sketch.utils._hadamard import fwht
 
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 COMBINATIONS = [
     ("cs", "cs"), ("perm", "perm"), ("srht", "srht"),
     ("srht", "perm"), ("perm", "srht"), ("cs", "srht"), ("srht", "cs"),
@@ -91,8 +93,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--data-home", default=None)
     args = parser.parse_args(argv)
-    # --data-home, else $SKLEARN_SKETCH_DATA, else the shared folder beside the checkout.
-    data_home = args.data_home or os.environ.get(DATA_ENV_VARIABLE) or DEFAULT_DATA_HOME
+    data_home = args.data_home or default_data_home()
     X, _ = fetch_mnist(data_home, subset="test", return_X_y=True)
     X = X[: args.images].astype(np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
