@@ -116,10 +116,10 @@ def orf_projections(U, weights):
     if n_padded != n_rows:
         U = np.vstack([U, np.zeros((n_padded - n_rows, width), dtype=U.dtype)])
     tiles = U.reshape(-1, _ORF_TILE_ROWS, width)
-    # Some OpenBLAS releases (NumPy 1.23's) round a row of a GEMM differently
-    # depending on how the product is split among threads: the product runs
-    # on one BLAS thread (jobs parallelize over chunks instead), and on tiles
-    # of one shape, so that a row's tile is the same computation in any chunk.
+    # Some OpenBLAS releases round a row of a GEMM differently depending on
+    # how the product is split among threads: the product runs on one BLAS
+    # thread (jobs parallelize over chunks instead), and on tiles of one
+    # shape, so that a row's tile is the same computation in any chunk.
     with single_threaded_blas():
         products = np.matmul(tiles, weights)
     return products.reshape(n_padded, -1)[:n_rows]
