@@ -454,7 +454,7 @@ class CoREHasher(OneHotOutputMixin, BaseSketch):
         # fill them (about k log k hashes on short rows, in vectorized loops:
         # they cost about what k entries cost). The work bounds the entries.
         k = self.n_components
-        bins = {"oph": k, "fss": k, "minwise": 1}[self.hashing]
+        bins = 1 if self.hashing == "minwise" else k
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
 
