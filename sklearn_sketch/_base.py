@@ -1,25 +1,28 @@
 """The abstract base of every estimator: one path from input to features.
 
 :class:`BaseSketch` owns what all estimators share: parameter validation,
-the input rules (``validate_features``), dask dispatch, the chunked and
-parallel transform into a dense or sparse output, ``partial_fit``
-bookkeeping, tags and feature names (refused, at once, beyond
-``MAX_FEATURE_NAMES``). A subclass declares only its fitted
-state (``_fit``), its per-row memory (``_bytes_per_row``) and how a chunk of
-rows is transformed (``_transform_chunk``), as scikit-learn's
-``BaseRandomProjection`` does with ``_make_random_matrix``.
+the input rules (``validate_features``), the one size check (an impossible
+model fails at once, naming the memory it would need), dask dispatch, the
+chunked and parallel transform into a dense or sparse output,
+``partial_fit`` bookkeeping, tags and feature names (refused, at once,
+beyond ``MAX_FEATURE_NAMES``). A subclass states its parameters and builds
+its :class:`~sklearn_sketch._map.SketchMap` in one hook, ``_make_map``, as
+scikit-learn's ``BaseRandomProjection`` subclasses fill
+``_make_random_matrix``.
 """
 
-from abc import ABCMeta, abstractmethod
+from abc import ABCMeta
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._map import SketchMap, fit_bytes
 from .utils._chunking import (
-    MAX_CHUNK_MIB,
+    check_allocation,
     dense_transform,
     input_bytes_per_row,
     parallel_row_chunks,
@@ -45,58 +48,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     instead.
     """
 
-    #: Whether ``transform`` returns a CSR matrix; then ``_transform_chunk``
-    #: returns each chunk's CSR rows and ``_output_indptr`` gives their
-    #: nonzeros beforehand.
-    _sparse_output = False
-    #: Whether a row's features are the same bits in any chunk, so that
-    #: chunks may be split further to give every job work. False where a
-    #: chunk goes through a BLAS product, whose rounding depends on shapes.
-    _exact_rows = True
-    #: Cap on a chunk's temporaries in MiB (scikit-learn's working_memory,
-    #: if smaller, wins).
-    _max_chunk_mib = MAX_CHUNK_MIB
-    #: Whether the ``n_jobs`` threads share the work of each chunk (the
-    #: subclass's ``_transform_chunk`` runs its own threads, their number
-    #: given by ``_prepare_transform``) instead of transforming chunks side
-    #: by side.
-    _jobs_share_chunks = False
-
-    @abstractmethod
-    def _fit(self, X):
-        """Draw the random state from the validated ``X``; set ``_n_features_out``."""
-
-    @abstractmethod
-    def _bytes_per_row(self, dtype):
-        """Temporary bytes one row needs while its chunk is transformed."""
-
-    @abstractmethod
-    def _transform_chunk(self, X_chunk, out, state):
-        """Write the features of ``X_chunk`` into ``out`` (sparse output: return them).
-
-        Called from several threads at once with ``n_jobs``: ``state`` (from
-        ``_prepare_transform``) must be read-only or thread-local.
-        """
-
-    def _check_output_width(self):
-        """Refuse, at fit, an output wider than its indices can be; raise ValueError.
-
-        Called once ``n_features_in_`` is set, before ``_fit`` draws anything.
-        """
-
-    def _width_advice(self):
-        """How to narrow the output, for the error of ``get_feature_names_out``."""
-        return "a smaller n_components"
-
-    def _prepare_transform(self, X):
-        """Per-call state shared by the chunks of one ``transform`` call."""
-        return None
-
-    def _check_chunk(self, X_chunk, out):
-        """Check a transformed chunk (for example for overflow); raise if wrong."""
-
-    def _output_indptr(self, X):
-        """Row pointers of the sparse output of ``X`` (``_sparse_output`` only)."""
+    def _make_map(self, X):
+        """The map of this estimator for the validated training data ``X``, not drawn yet."""
         raise NotImplementedError
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -117,9 +70,25 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             Fitted transformer.
         """
         X = validate_features(self, X, reset=True)
-        self._check_output_width()
-        self._fit(X)
+        if type(self)._make_map is BaseSketch._make_map:
+            if hasattr(self, "_check_output_width"):
+                self._check_output_width()
+            self._fit(X)
+            return self
+        self._draw_map(self._make_map(X), X)
         return self
+
+    def _draw_map(self, sketch_map, X):
+        """Check the size of ``sketch_map``, then draw it and publish its attributes."""
+        sketch_map.owner = type(self).__name__
+        check_allocation(
+            fit_bytes(sketch_map, X.dtype),
+            f"{type(self).__name__} with {sketch_map.size_description()}",
+        )
+        sketch_map.draw(check_random_state(self.random_state), X)
+        vars(self).update(sketch_map.fitted_attributes())
+        self._map = sketch_map
+        self._n_features_out = sketch_map.n_output
 
     def partial_fit(self, X, y=None):
         """Fit on the first batch; check the number of features of later ones.
@@ -161,35 +130,53 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
+        sketch_map = self._fitted_map()
+        sparse = sketch_map.sparse_output
         # For a dense output, NaN and infinity are looked for chunk by chunk,
         # in the threads: a pass over the whole input before them would be
         # serial. The hashers check the whole input first (an O(nnz) pass
-        # beside their output's k per row), since their _prepare_transform
-        # reads the values.
-        X = validate_features(self, X, reset=False, check_finite=self._sparse_output)
-        check = None if self._sparse_output else finite_check(self)
+        # beside their output's k per row), since their prepare reads the
+        # values.
+        X = validate_features(self, X, reset=False, check_finite=sparse)
         n_jobs = effective_n_jobs(self.n_jobs)
-        chunks = self._chunks(X, n_jobs)
-        state = self._prepare_transform(X)
-        if self._jobs_share_chunks:
+        if sketch_map.jobs_share_chunks:
             n_jobs = 1
-        if self._sparse_output:
+        chunks = parallel_row_chunks(
+            X.shape[0], sketch_map.input_bytes_per_row(X) + input_bytes_per_row(X),
+            n_jobs, sketch_map.exact_rows, max_chunk_mib=sketch_map.chunk_mib,
+        )
+        state = sketch_map.prepare(X, effective_n_jobs(self.n_jobs), len(chunks))
+        if sparse:
             return sparse_transform(
-                X, chunks, lambda X_chunk: self._transform_chunk(X_chunk, None, state),
-                self._output_indptr(X), X.dtype, self._n_features_out, n_jobs,
+                X, chunks, lambda X_chunk: sketch_map.transform_chunk(X_chunk, None, state),
+                sketch_map.output_indptr(X), X.dtype, sketch_map.n_output, n_jobs,
             )
+        check = finite_check(self)
 
         def transform_chunk(X_chunk, out):
             if check is not None:
                 check(X_chunk)
             # Non-finite values are detected once, on the result.
             with np.errstate(over="ignore", invalid="ignore"):
-                self._transform_chunk(X_chunk, out, state)
-            self._check_chunk(X_chunk, out)
+                sketch_map.transform_chunk(X_chunk, out, state)
+            sketch_map.check_chunk(X_chunk, out)
 
         return dense_transform(
-            X, chunks, transform_chunk, self._n_features_out, X.dtype, n_jobs
+            X, chunks, transform_chunk, sketch_map.n_output, X.dtype, n_jobs
         )
+
+    def _chunks(self, X, n_jobs):
+        # Transitional, for KernelJL's former hooks.
+        sketch_map = self._fitted_map()
+        return parallel_row_chunks(
+            X.shape[0], sketch_map.input_bytes_per_row(X) + input_bytes_per_row(X),
+            n_jobs, sketch_map.exact_rows, max_chunk_mib=sketch_map.chunk_mib,
+        )
+
+    def _fitted_map(self):
+        if "_map" in vars(self):
+            return self._map
+        return _HookMap(self)
 
     def get_feature_names_out(self, input_features=None):
         """Get output feature names for transformation.
@@ -230,26 +217,11 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             raise ValueError(
                 f"{type(self).__name__} has {n_names} output features; feature "
                 f"names are built for at most {MAX_FEATURE_NAMES} (each is a "
-                f"Python string). Use {self._width_advice()}, or address the "
+                f"Python string). Use {self._fitted_map().width_advice()}, or address the "
                 "output columns by position: set_output(transform='pandas') is "
                 "not possible at this width."
             )
         return prefixed_names(type(self).__name__.lower(), n_names)
-
-    def _chunks(self, X, n_jobs):
-        """Row chunks of ``X`` whose temporaries fit the chunk budget."""
-        bytes_per_row = self._input_bytes_per_row(X) + input_bytes_per_row(X)
-        return parallel_row_chunks(
-            X.shape[0], bytes_per_row, n_jobs, self._exact_rows,
-            max_chunk_mib=self._chunk_budget_mib(n_jobs),
-        )
-
-    def _input_bytes_per_row(self, X):
-        """``_bytes_per_row`` for this input (a subclass may read its sparsity)."""
-        return self._bytes_per_row(X.dtype)
-
-    def _chunk_budget_mib(self, n_jobs):
-        return self._max_chunk_mib
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -270,3 +242,55 @@ def prefixed_names(prefix, n_names):
 def all_finite(X):
     """Whether every value of a dense or sparse chunk is finite."""
     return bool(np.isfinite(X.data if sp.issparse(X) else X).all())
+
+
+class _HookMap(SketchMap):
+    """An estimator written against the former hooks, seen as a map (transitional)."""
+
+    def __init__(self, estimator):
+        self._estimator = estimator
+        self.owner = type(estimator).__name__
+        self.n_output = estimator._n_features_out
+        self.sparse_output = getattr(estimator, "_sparse_output", False)
+        self.exact_rows = getattr(estimator, "_exact_rows", True)
+        self.jobs_share_chunks = getattr(estimator, "_jobs_share_chunks", False)
+        self.chunk_mib = estimator._chunk_budget_mib(1) if hasattr(
+            estimator, "_chunk_budget_mib") else getattr(estimator, "_max_chunk_mib", 16)
+
+    def state_bytes(self, dtype):
+        raise NotImplementedError
+
+    def size_description(self):
+        raise NotImplementedError
+
+    def draw(self, random_state, X):
+        raise NotImplementedError
+
+    def bytes_per_row(self, dtype):
+        return self._estimator._bytes_per_row(dtype)
+
+    def input_bytes_per_row(self, X):
+        estimator = self._estimator
+        if hasattr(estimator, "_input_bytes_per_row"):
+            return estimator._input_bytes_per_row(X)
+        return estimator._bytes_per_row(X.dtype)
+
+    def prepare(self, X, n_jobs, n_chunks):
+        if hasattr(self._estimator, "_prepare_transform"):
+            return self._estimator._prepare_transform(X)
+        return None
+
+    def transform_chunk(self, X_chunk, out, state):
+        return self._estimator._transform_chunk(X_chunk, out, state)
+
+    def check_chunk(self, X_chunk, out):
+        if hasattr(self._estimator, "_check_chunk"):
+            self._estimator._check_chunk(X_chunk, out)
+
+    def output_indptr(self, X):
+        return self._estimator._output_indptr(X)
+
+    def width_advice(self):
+        if hasattr(self._estimator, "_width_advice"):
+            return self._estimator._width_advice()
+        return "a smaller n_components"

@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import ESTIMATOR_REGISTRY, make_estimator
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import config_context
 
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
@@ -240,12 +241,12 @@ def test_non_finite_value_in_any_chunk_is_an_error(name, value, match, X_int):
     """NaN or infinity in any row of a transform split in chunks and threads."""
     X = np.abs(np.vstack([X_int] * 4).astype(np.float32))
     fitted = make_estimator(name, n_jobs=2).fit(X)
-    fitted._max_chunk_mib = 1e-6  # one row per chunk
     for row in (0, X.shape[0] // 2, X.shape[0] - 1):
         X_bad = X.copy()
         X_bad[row, -1] = value
         for bad in (X_bad, sp.csr_matrix(X_bad)):
-            with pytest.raises(ValueError, match=match):
+            # A working memory of a few bytes: one row per chunk.
+            with config_context(working_memory=1e-6), pytest.raises(ValueError, match=match):
                 fitted.transform(bad)
 
 

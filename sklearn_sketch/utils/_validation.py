@@ -218,8 +218,8 @@ def overflow_error(estimator, dtype, what, remedy):
 
     Parameters
     ----------
-    estimator : object
-        The estimator, named in the message.
+    estimator : object or str
+        The estimator, or its class name, named in the message.
     dtype : numpy dtype
         The dtype of the result.
     what : str
@@ -237,8 +237,9 @@ def overflow_error(estimator, dtype, what, remedy):
     dtype = np.dtype(dtype)
     if dtype != np.float64:
         remedy += ", or pass float64 input"
+    name = estimator if isinstance(estimator, str) else type(estimator).__name__
     return ValueError(
-        f"{type(estimator).__name__} overflowed {dtype.name}: {what} exceed the "
+        f"{name} overflowed {dtype.name}: {what} exceed the "
         f"range of {dtype.name}. {remedy}."
     )
 

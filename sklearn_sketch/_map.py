@@ -1,0 +1,113 @@
+"""The random map an estimator applies: the one object a ``transform`` runs.
+
+An estimator of the package is its parameters, its docstring and one hook,
+``_make_map``, which builds a :class:`SketchMap` from the validated training
+data. :class:`~sklearn_sketch._base.BaseSketch` does the rest: it checks the
+map's size before anything is drawn, has the map draw its randomness, and
+runs its ``transform_chunk`` over chunks of rows, in threads, into the output.
+Maps are plain objects, not estimators: a map may hold other maps (a sum of
+polynomial sketches, a projection beside minwise codes), and no estimator
+imports another to reuse one.
+"""
+
+from abc import ABCMeta, abstractmethod
+
+import numpy as np
+
+from .utils._chunking import MAX_CHUNK_MIB
+from .utils._validation import overflow_error
+
+
+class SketchMap(metaclass=ABCMeta):
+    """A random feature map: its layout, its drawn state and its transform of a chunk.
+
+    A subclass's ``__init__`` takes the sizes and parameters and computes the
+    layout only (cheap, nothing drawn: the estimator's size check reads
+    :meth:`state_bytes` and :meth:`bytes_per_row` first), and sets
+    ``n_output``, the number of output features. :meth:`draw` then draws the
+    random state.
+
+    The class attributes tell the base how to run :meth:`transform_chunk`.
+    """
+
+    #: Whether the output is a CSR matrix: then ``transform_chunk`` returns
+    #: each chunk's CSR rows and ``output_indptr`` gives their row pointers
+    #: beforehand.
+    sparse_output = False
+    #: Whether a row's features are the same bits in any chunk, so that chunks
+    #: may be split further to give every job work. False where a chunk goes
+    #: through a BLAS product, whose rounding depends on the shapes.
+    exact_rows = True
+    #: Cap on a chunk's temporaries in MiB (scikit-learn's ``working_memory``,
+    #: if smaller, wins); the budgets live in ``utils._chunking``.
+    chunk_mib = MAX_CHUNK_MIB
+    #: Whether the ``n_jobs`` threads share the work of each chunk (the map
+    #: runs them, from the number ``prepare`` is given) instead of
+    #: transforming chunks side by side.
+    jobs_share_chunks = False
+    #: The estimator's class name, for the messages; set by the base.
+    owner = "SketchMap"
+
+    @abstractmethod
+    def state_bytes(self, dtype):
+        """Bytes of the drawn state and of the per-call state of ``prepare``."""
+
+    @abstractmethod
+    def bytes_per_row(self, dtype):
+        """Temporary bytes one row needs while its chunk is transformed."""
+
+    @abstractmethod
+    def size_description(self):
+        """What the size check counts, after the estimator's name, for its message.
+
+        For example ``"n_components=100 and degree=2 (its random state and
+        the transform of one row)"``.
+        """
+
+    @abstractmethod
+    def draw(self, random_state, X):
+        """Draw the random state from ``random_state`` (and read what it needs of ``X``)."""
+
+    @abstractmethod
+    def transform_chunk(self, X_chunk, out, state):
+        """Write the features of ``X_chunk`` into ``out`` (sparse output: return them).
+
+        Called from several threads at once with ``n_jobs``: ``state`` (from
+        :meth:`prepare`) must be read-only or thread-local.
+        """
+
+    def fitted_attributes(self):
+        """The estimator's public fitted attributes (names ending in ``_``) this map sets."""
+        return {}
+
+    def input_bytes_per_row(self, X):
+        """:meth:`bytes_per_row` for this input (a map may read its sparsity)."""
+        return self.bytes_per_row(X.dtype)
+
+    def prepare(self, X, n_jobs, n_chunks):
+        """Per-call state shared by the chunks of one ``transform`` of ``X``."""
+        return None
+
+    def check_chunk(self, X_chunk, out):
+        """Check a transformed chunk (for example for overflow); raise if wrong."""
+
+    def output_indptr(self, X):
+        """Row pointers of the sparse output of ``X`` (``sparse_output`` only)."""
+        raise NotImplementedError
+
+    def width_advice(self):
+        """How to narrow the output, for the error of ``get_feature_names_out``."""
+        return "a smaller n_components"
+
+    def overflow_error(self, dtype, what, remedy):
+        """The ValueError of a result beyond ``dtype`` (see ``overflow_error``)."""
+        return overflow_error(self.owner, dtype, what, remedy)
+
+
+def fit_bytes(sketch_map, dtype):
+    """Bytes a model needs to transform one row: state, temporaries and output row."""
+    itemsize = np.dtype(dtype).itemsize
+    return (
+        sketch_map.state_bytes(dtype) + sketch_map.bytes_per_row(dtype)
+        + sketch_map.n_output * itemsize
+    )
