@@ -30,7 +30,7 @@ from .utils._chunking import (
 )
 from .utils._compat import _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
-from .utils._validation import finite_check, validate_features
+from .utils._validation import all_finite, finite_check, validate_features  # noqa: F401
 
 # scikit-learn's feature names are Python strings in an object array (what
 # check_estimator, pandas output and ColumnTransformer expect), each about
@@ -237,11 +237,6 @@ def prefixed_names(prefix, n_names):
         stop = min(start + _NAMES_CHUNK, n_names)
         names[start:stop] = [f"{prefix}{i}" for i in range(start, stop)]
     return names
-
-
-def all_finite(X):
-    """Whether every value of a dense or sparse chunk is finite."""
-    return bool(np.isfinite(X.data if sp.issparse(X) else X).all())
 
 
 class _HookMap(SketchMap):

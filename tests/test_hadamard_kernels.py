@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import OrthogonalRBFSampler, TensorSRHT
 from sklearn_sketch.polynomial._common import srht_inputs
-from sklearn_sketch.rbf._orthogonal import (
+from sklearn_sketch.rbf._fourier_features import (
     fastfood_projections,
     place_angles,
     sorf_projections,
@@ -183,14 +183,14 @@ def test_float32_input_is_computed_in_float32(method):
     rng = np.random.RandomState(0)
     X = rng.rand(40, 50)
     est = OrthogonalRBFSampler(64, gamma=0.05, method=method, random_state=0).fit(X)
-    state = est._prepare_transform(X.astype(np.float32))
+    state = est._map.prepare(X.astype(np.float32), 1, 1)
     assert all(part.dtype in (np.float32, np.intp) for part in state)
     Z32 = est.transform(X.astype(np.float32))
     assert Z32.dtype == np.float32
     assert_allclose(Z32, est.transform(X), atol=2e-5)
 
 
-@pytest.mark.parametrize("module", ["utils/_hadamard.py", "rbf/_orthogonal.py",
+@pytest.mark.parametrize("module", ["utils/_hadamard.py", "rbf/_fourier_features.py",
                                     "polynomial/_tensor_srht.py",
                                     "polynomial/_tensor_srht_map.py"])
 def test_hadamard_users_import_numba_only_inside_functions(module):

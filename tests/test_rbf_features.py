@@ -27,7 +27,7 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sklearn_sketch import OrthogonalRBFSampler
-from sklearn_sketch.rbf._orthogonal import (
+from sklearn_sketch.rbf._fourier_features import (
     MAX_DENSE_WIDTH,
     cos_sin_in_place,
     draw_orf,
@@ -147,7 +147,7 @@ def test_hadamard_blocks_have_their_stated_rows(method):
     est.fit(np.zeros((1, d_in)))
     d = est.input_width_
     assert d == 32
-    signs, *rest = est._prepare_transform(np.zeros((1, 1)))
+    signs, *rest = est._map.prepare(np.zeros((1, 1)), 1, 1)
     if method == "sorf":
         rows = sorf_projections(np.eye(d), signs, *rest)
     else:

@@ -219,12 +219,12 @@ def test_structured_diagonals_drawn_again_are_the_fitted_ones(method):
     assert_array_equal(restored.transform(X), estimator.transform(X))
     # The draw of the fit, by hand: the same generator, the same order.
     rng = np.random.RandomState(5)
-    from sklearn_sketch.rbf._orthogonal import draw_fastfood, draw_sorf
+    from sklearn_sketch.rbf._fourier_features import draw_fastfood, draw_sorf
     from sklearn_sketch.utils._count_sketch import draw_hash_down
 
     draw_hash_down(rng, 1)
     draw = draw_sorf if method == "sorf" else draw_fastfood
-    expected = draw(rng, estimator.input_width_, estimator._n_blocks())
+    expected = draw(rng, estimator.input_width_, estimator._map.n_blocks())
     assert_array_equal(first[0], expected[0])
     assert_array_equal(first[1], expected[-1] * np.sqrt(2 * 0.3))
     if method == "fastfood":

@@ -244,6 +244,11 @@ def overflow_error(estimator, dtype, what, remedy):
     )
 
 
+def all_finite(X):
+    """Whether every value of a dense or sparse array is finite."""
+    return bool(np.isfinite(X.data if sp.issparse(X) else X).all())
+
+
 def kernel_array(array, dtype=None):
     """``array`` as the compiled kernels take it: C-ordered and writable.
 
