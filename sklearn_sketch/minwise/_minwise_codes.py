@@ -113,10 +113,9 @@ class MinwiseCodes:
         # replaces them in place) when that dtype holds them.
         positions_fit = holds_positions(codes.dtype, X.nnz)
         # The jobs get pieces of equal work: a row costs its entries plus,
-        # for "oph", its k bins (densification and output), which weigh as
-        # much as the entries on short rows, and for "fss" the rounds that
-        # fill them (k log k hashes on short rows, in vectorized loops,
-        # which cost what k entries cost). The work bounds the entries.
+        # for "oph" and "fss", its k bins (densification and output, or the
+        # rounds that fill them, whose hashes run in vectorized loops), which
+        # dominate on short rows. The work bounds the entries.
         bins = 1 if self.hashing == "minwise" else self.n_components
         work = (X.indptr - X.indptr[0]) + bins * done
         max_work = min(_MAX_PIECE_WORK, -(-int(work[-1]) // n_jobs))
