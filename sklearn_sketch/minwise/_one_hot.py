@@ -12,6 +12,8 @@ indexed by int64 at most: a wider output is refused when the hasher's map,
 a :class:`OneHotCodesMap`, is built, before anything is drawn.
 """
 
+from abc import abstractmethod
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -90,7 +92,8 @@ class OneHotCodesMap(SketchMap):
     A subclass writes the codes and values of canonical CSR rows in
     :meth:`transform_csr`. The output's width is checked here, when the map
     is built, so that an output that cannot be indexed fails before anything
-    is drawn, not with an OverflowError in transform.
+    is drawn, not with an OverflowError in transform; its message names the
+    subclass's ``owner`` (the base sets it only after the map is built).
 
     Parameters
     ----------
@@ -104,6 +107,8 @@ class OneHotCodesMap(SketchMap):
     """
 
     sparse_output = True
+    #: What the locations range over, for the messages.
+    keys_description = "the number of input features"
 
     def __init__(self, n_components, b_bits, n_keys):
         self.n_components = n_components
@@ -127,9 +132,9 @@ class OneHotCodesMap(SketchMap):
             X_chunk = dense_to_csr(X_chunk)
         return self.transform_csr(X_chunk, state)
 
+    @abstractmethod
     def transform_csr(self, X, state):
         """The output rows of canonical CSR rows ``X`` (a chunk), as a CSR matrix."""
-        raise NotImplementedError
 
     def width_advice(self):
         what = "a smaller b_bits" if self.b_bits is not None else "b_bits"
@@ -143,9 +148,6 @@ class OneHotCodesMap(SketchMap):
         if self.b_bits is not None:
             return f"2**b_bits with b_bits={self.b_bits}"
         return f"{self.keys_description}, with b_bits=None"
-
-    #: What the locations range over, for the messages.
-    keys_description = "the number of input features"
 
     def _check_output_width(self):
         k, width = self.n_components, self.block_width
