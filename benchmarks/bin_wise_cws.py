@@ -47,6 +47,7 @@ from _bench import median_times, print_table
 from sklearn_sketch import CoREHasher, MinMaxHasher
 from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector
 from sklearn_sketch.metrics import min_max_kernel
+from sklearn_sketch.minwise._dart_codes import DartCodesMap
 
 # The scheme is built from the package's own bins, densification and hashes.
 from sklearn_sketch.minwise._positions import (
@@ -130,25 +131,44 @@ class BinWiseMinMaxHasher(MinMaxHasher):
     A 0-bit scheme (it draws the coordinates only): ``codes="0bit"``.
     """
 
-    def _fit(self, X):
+    def _make_map(self, X):
         if self.codes != "0bit":
             raise ValueError("BinWiseMinMaxHasher draws coordinates only: codes='0bit'.")
-        super()._fit(X)
-        random_state = check_random_state(
-            None if self.random_state is None else self.random_state + 1
+        return BinWiseCodesMap(
+            None if self.random_state is None else self.random_state + 1,
+            self.n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
+            kernel=self.kernel,
         )
-        self.bin_hash_ = draw_multiply_shift(random_state, 1)[0]
-        self.probe_coefficients_ = draw_polynomial_hashes(
+
+
+class BinWiseCodesMap(DartCodesMap):
+    """MinMaxHasher's map with the bins' ICWS samples in place of the darts."""
+
+    def __init__(self, bin_seed, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.bin_seed = bin_seed
+
+    def draw(self, random_state, X):
+        super().draw(random_state, X)
+        random_state = check_random_state(self.bin_seed)
+        self.bin_hash = draw_multiply_shift(random_state, 1)[0]
+        self.probe_coefficients = draw_polynomial_hashes(
             random_state, 1, PROBE_HASH_INDEPENDENCE
         )[0]
-        return self
 
-    def _positions(self, keys, weights, indptr):
+    def fitted_attributes(self):
+        return {
+            **super().fitted_attributes(),
+            "bin_hash_": self.bin_hash,
+            "probe_coefficients_": self.probe_coefficients,
+        }
+
+    def positions(self, keys, weights, indptr):
         k = self.n_components
-        tables = densification_tables(self.probe_coefficients_, k)
+        tables = densification_tables(self.probe_coefficients, k)
 
         def fill(features, data, chunk_indptr, out):
-            bin_hashes = minwise_hashes(self.bin_hash_[None], features)[0]
+            bin_hashes = minwise_hashes(self.bin_hash[None], features)[0]
             sort_keys = self._sort_keys(features, data, chunk_indptr)
             out[...] = binned_positions(bin_hashes, sort_keys, chunk_indptr, tables)
 
@@ -166,7 +186,7 @@ class BinWiseMinMaxHasher(MinMaxHasher):
         log_x = np.log(data)
         peaks = np.maximum.reduceat(log_x, indptr[:-1][lengths > 0])
         ln_a = np.repeat(peaks, lengths[lengths > 0]) - log_x
-        r, ln_c, beta = (v.astype(data.dtype) for v in icws_variables(self.hash_seed_, features))
+        r, ln_c, beta = (v.astype(data.dtype) for v in icws_variables(self.hash_seed, features))
         y = log_x / r + beta
         ln_a += (y - np.floor(y)) * r + ln_c - r
         bits = ln_a.astype(np.float32).view(np.int32)

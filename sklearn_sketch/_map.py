@@ -105,9 +105,13 @@ class SketchMap(metaclass=ABCMeta):
 
 
 def fit_bytes(sketch_map, dtype):
-    """Bytes a model needs to transform one row: state, temporaries and output row."""
-    itemsize = np.dtype(dtype).itemsize
+    """Bytes a model needs to transform one row: state, temporaries and output row.
+
+    A sparse output row holds its entries, not ``n_output`` values: the
+    map's ``bytes_per_row`` counts them.
+    """
+    output_row = 0 if sketch_map.sparse_output else sketch_map.n_output
     return (
         sketch_map.state_bytes(dtype) + sketch_map.bytes_per_row(dtype)
-        + sketch_map.n_output * itemsize
+        + output_row * np.dtype(dtype).itemsize
     )

@@ -178,7 +178,7 @@ def test_deterministic_chunks_formats(kernel, hashing):
 @pytest.mark.slow
 def test_chunked_inner_loops_match_small_chunks(monkeypatch):
     # Force many tiny chunks and hash blocks in both schemes: the same output.
-    import sklearn_sketch.minwise._core_hasher as core
+    import sklearn_sketch.minwise._minwise_codes as codes
     import sklearn_sketch.minwise._positions as minhash
 
     X = sp.random(300, 1500, density=0.05, random_state=0, format="csr")
@@ -187,7 +187,7 @@ def test_chunked_inner_loops_match_small_chunks(monkeypatch):
         whole = hasher.transform(X).toarray()
         monkeypatch.setattr(minhash, "MAX_CHUNK_NNZ", 50)
         orig = minhash.nnz_chunks
-        monkeypatch.setattr(core, "nnz_chunks", lambda indptr, max_nnz=None, max_rows=None: orig(indptr, 50, 3))
+        monkeypatch.setattr(codes, "nnz_chunks", lambda indptr, max_nnz=None, max_rows=None: orig(indptr, 50, 3))
         np.testing.assert_array_equal(whole, hasher.transform(X).toarray())
         # The projection as a sum over groups of feature blocks (one block
         # per group) changes the order of the sums only.
@@ -338,7 +338,7 @@ def _degenerate_inputs():
 def _check_against_definition(hasher, X, Z):
     """Rows empty exactly for empty inputs, k finite nonzeros, one per block,
     and for "core1" the values ``(u / |u|) @ R[:, j] / sqrt(k)``."""
-    k, width = hasher.n_components, hasher._block_width
+    k, width = hasher.n_components, hasher._map.block_width
     nonempty = np.any(X != 0, axis=1)
     assert Z.shape == (X.shape[0], k * width)
     np.testing.assert_array_equal(np.diff(Z.indptr), k * nonempty)
@@ -556,15 +556,16 @@ def test_positions_beyond_the_codes_dtype_give_the_same_output(
     # in place when the codes' dtype holds them; otherwise (more than
     # 2**31 - 1 input entries with int32 output indices) each piece codes
     # them from a separate int64 array: the same output.
-    from sklearn_sketch.minwise import _core_hasher
+    from sklearn_sketch.minwise import _core_features, _minwise_codes
 
     X = sp.random(80, 700, density=0.03, format="csr", random_state=1)
     X = (sp.diags((np.arange(80) % 5 != 0).astype(float)) @ X).tocsr()  # empty rows
     X.eliminate_zeros()
     hasher = CoREHasher(40, kernel=kernel, hashing=hashing, random_state=0).fit(X)
     expected = hasher.transform(X)
-    monkeypatch.setattr(_core_hasher, "_holds_positions", lambda dtype, nnz: False)
-    monkeypatch.setattr(_core_hasher, "_MAX_PIECE_WORK", 97)
+    for module in (_core_features, _minwise_codes):
+        monkeypatch.setattr(module, "holds_positions", lambda dtype, nnz: False)
+    monkeypatch.setattr(_minwise_codes, "_MAX_PIECE_WORK", 97)
     for n_jobs in (1, 2):
         Z = hasher.set_params(n_jobs=n_jobs).transform(X)
         np.testing.assert_array_equal(Z.indptr, expected.indptr)

@@ -26,7 +26,7 @@ from _fss_reference import mix64 as reference_mix64
 from conftest import statistical_seed
 
 from sklearn_sketch import CoREHasher
-from sklearn_sketch.minwise import _core_hasher
+from sklearn_sketch.minwise import _minwise_codes
 from sklearn_sketch.minwise._positions import fss_codes, fss_positions
 from sklearn_sketch.utils._hashing import bbit_codes, draw_multiply_shift, mix64
 
@@ -145,7 +145,7 @@ def test_same_bits_whatever_jobs_pieces_rows_or_pickling(params, monkeypatch):
     hasher = CoREHasher(300, hashing="fss", random_state=0, **params).fit(X)
     reference = hasher.transform(X)
     copy = pickle.loads(pickle.dumps(hasher))
-    monkeypatch.setattr(_core_hasher, "_MAX_PIECE_WORK", 97)
+    monkeypatch.setattr(_minwise_codes, "_MAX_PIECE_WORK", 97)
     outputs = [
         hasher.set_params(n_jobs=2).transform(X),
         copy.transform(X),

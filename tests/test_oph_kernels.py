@@ -284,10 +284,10 @@ def test_jobs_sharing_a_chunk_give_the_same_bits(params, dtype, monkeypatch):
     # The jobs share the hashing (pieces of rows), the projection's feature
     # groups (several groups: tiny generated blocks), its column groups
     # ("hashed_gaussian") or the row slices of a single product.
-    from sklearn_sketch.minwise import _core_hasher, _projection
+    from sklearn_sketch.minwise import _minwise_codes, _projection
 
     monkeypatch.setattr(_projection, "HASHED_BUCKETS", 64)
-    monkeypatch.setattr(_core_hasher, "_MAX_PIECE_WORK", 97)
+    monkeypatch.setattr(_minwise_codes, "_MAX_PIECE_WORK", 97)
     X = sp.random(120, 3000, density=0.02, format="csr", random_state=0, dtype=dtype)
     X = (sp.diags((np.arange(120) % 9 != 0).astype(dtype)) @ X).tocsr()  # empty rows
     X.eliminate_zeros()

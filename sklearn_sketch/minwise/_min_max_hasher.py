@@ -2,36 +2,13 @@
 
 from numbers import Integral
 
-import numpy as np
-import scipy.sparse as sp
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_non_negative
-
 from .._base import BaseSketch
-from ..utils._chunking import check_allocation
 from ..utils._compat import StrOptions
-from ..utils._hashing import draw_multiply_shift
-from ..utils._sparse import gather
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
-from ._cws import dart_samples
-from ._one_hot import (
-    OneHotOutputMixin,
-    output_indptr,
-    write_codes,
-)
-
-# Temporaries of transform per row and hash (positions, dart keys, features,
-# codes and values), per row, and per stored entry of the chunk's input
-# ("gmm": the split keys and weights); the sampler's own state is one
-# float64 per hash.
-_BYTES_PER_ROW_AND_HASH = 48
-_BYTES_PER_ROW = 256
-_BYTES_PER_ENTRY = 32
-# Largest code of a full sample (sample_keys): 32 bits.
-_SAMPLE_KEY_RANGE = 2**32
+from ._dart_codes import DartCodesMap
 
 
-class MinMaxHasher(OneHotOutputMixin, BaseSketch):
+class MinMaxHasher(BaseSketch):
     r"""Hashed min-max / GMM kernel features: sparse, ``k * 2**b_bits`` columns wide.
 
     For nonnegative rows the min-max kernel is
@@ -135,6 +112,13 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
     are hashed as given, not normalized. The values are read in float64 for
     float32 input too (the same samples).
 
+    ``transform`` takes nonnegative data for ``kernel="minmax"`` and any real
+    values for ``kernel="gmm"``, and returns a CSR matrix of shape
+    ``(n_samples, n_components * B)``, ``B = 2**b_bits`` (``n_features_in_``,
+    or twice that for "gmm", when ``b_bits=None``): exactly ``n_components``
+    nonzeros ``1 / sqrt(n_components)`` per nonempty input row, none for an
+    all-zero row; float32 for float32 input, float64 otherwise.
+
     The expected cost per row is
     :math:`O(k \log k + \mathrm{nnz} \log(\|x\|_1 + 1 / \|x\|_1))`:
     a row throws about :math:`k \ln k + 2k` darts, whatever its number of stored
@@ -174,7 +158,6 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-
     def __init__(
         self, n_components=256, *, b_bits=8, codes="full", kernel="minmax",
         random_state=None, n_jobs=None,
@@ -186,116 +169,13 @@ class MinMaxHasher(OneHotOutputMixin, BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _fit(self, X):
-        """Draw the key of the variables and the code hashes; X is only checked."""
-        if self.b_bits is None and self.codes == "full":
-            raise ValueError(
-                "b_bits=None codes the sampled coordinate itself, which is the 0-bit "
-                "scheme: use codes='0bit', or a b_bits of at most 32 with the full "
-                "codes (b_bits=32: two different samples share a code with "
-                "probability about 2**-31)."
-            )
-        self._check_values(X)
-        k = self.n_components
-        check_allocation(
-            72 * k + _BYTES_PER_ROW_AND_HASH * k + _BYTES_PER_ROW,
-            f"MinMaxHasher with n_components={k} (its hashes and the transform "
-            f"of one row)",
+    def _make_map(self, X):
+        return DartCodesMap(
+            self.n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
+            kernel=self.kernel,
         )
-        random_state = check_random_state(self.random_state)
-        self.hash_seed_ = int(draw_multiply_shift(random_state, 1)[0, 0])
-        self.bucket_coefficients_ = draw_multiply_shift(random_state, k)
-        self._n_features_out = k * self._block_width
-        return self
-
-    def _check_values(self, X):
-        if self.kernel == "minmax":
-            check_non_negative(
-                X, "MinMaxHasher (kernel='minmax'; kernel='gmm' accepts real data)"
-            )
-
-    @property
-    def _n_keys(self):
-        """Range of the sampled coordinates: twice the features for "gmm"."""
-        return self.n_features_in_ * (2 if self.kernel == "gmm" else 1)
-
-    @property
-    def _block_width(self):
-        return self._n_keys if self.b_bits is None else 2**self.b_bits
-
-    def transform(self, X):
-        """Hash X into sparse features whose inner products estimate the kernel.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Data to transform: nonnegative for ``kernel="minmax"``, any real
-            values for ``kernel="gmm"``.
-
-        Returns
-        -------
-        X_new : csr_matrix of shape (n_samples, n_components * B)
-            ``B = 2**b_bits`` (``n_features_in_``, or twice that for
-            "gmm", when ``b_bits=None``). Exactly ``n_components`` nonzeros
-            ``1 / sqrt(n_components)`` per nonempty input row, none for an
-            all-zero row; float32 for float32 input, float64 otherwise.
-        """
-        return super().transform(X)
-
-    def _prepare_transform(self, X):
-        self._check_values(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = self.kernel == "minmax"
         return tags
-
-    def _bytes_per_row(self, dtype):
-        return _BYTES_PER_ROW_AND_HASH * self.n_components + _BYTES_PER_ROW
-
-    def _input_bytes_per_row(self, X):
-        nnz_per_row = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
-        return self._bytes_per_row(X.dtype) + int(_BYTES_PER_ENTRY * nnz_per_row)
-
-    def _transform_csr(self, X):
-        """The transform of canonical CSR rows (a whole input or a chunk)."""
-        k = self.n_components
-        nonempty = np.diff(X.indptr) > 0
-        indptr = output_indptr(nonempty, k, self._block_width)
-        keys, weights = self._weighted_keys(X)
-        samples = self._sample_keys(keys, weights, X.indptr)
-        codes = np.empty(samples.shape, dtype=indptr.dtype)
-        n_keys = self._n_keys if self.codes == "0bit" else _SAMPLE_KEY_RANGE
-        write_codes(
-            samples, self.bucket_coefficients_, self.b_bits, self._block_width,
-            n_keys, codes,
-        )
-        values = np.full(codes.size, 1.0 / np.sqrt(k), dtype=X.dtype)
-        return sp.csr_matrix(
-            (values, codes.ravel(), indptr), shape=(X.shape[0], self._n_features_out)
-        )
-
-    def _sample_keys(self, keys, weights, indptr):
-        """What is coded, per nonempty row and hash: the dart's coordinate or key."""
-        if self.codes == "0bit":
-            return gather(keys, self._positions(keys, weights, indptr))
-        return dart_samples(keys, weights, indptr, self.hash_seed_, self.n_components)[1]
-
-    def _positions(self, keys, weights, indptr):
-        """Position in ``keys`` of the winning dart's coordinate, per nonempty row and hash."""
-        return dart_samples(keys, weights, indptr, self.hash_seed_, self.n_components)[0]
-
-    def _weighted_keys(self, X):
-        """The coordinates and positive weights of the stored entries.
-
-        "minmax": the columns and values. "gmm": column ``2 i`` for a
-        positive value of feature ``i`` and ``2 i + 1`` for a negative one,
-        with its absolute value: the nonzeros of the split vector, in the
-        same (sorted) order.
-        """
-        if self.kernel == "minmax":
-            return X.indices, X.data
-        keys = X.indices.astype(np.int64)
-        keys <<= 1
-        keys += X.data < 0
-        return keys, np.abs(X.data)

@@ -8,13 +8,16 @@ wide) or at the location itself (``b_bits=None``, blocks as wide as the
 locations' range). All-zero rows have no locations and give empty rows, so
 every output row has exactly ``k`` nonzeros or none, and its row pointers
 are known before any hashing. The output's ``k * block_width`` columns are
-indexed by int64 at most: a wider output is refused at fit.
+indexed by int64 at most: a wider output is refused when the hasher's map,
+a :class:`OneHotCodesMap`, is built, before anything is drawn.
 """
+
+from abc import abstractmethod
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
+from .._map import SketchMap
 from ..utils._hashing import bbit_codes
 from ..utils._sparse import dense_to_csr
 
@@ -83,41 +86,72 @@ def write_codes(
     )
 
 
-class OneHotOutputMixin:
-    """The sparse one-hot output of a hasher, for the estimator base.
+class OneHotCodesMap(SketchMap):
+    """The map of a hasher whose output is one-hot codes: ``k`` blocks of ``block_width``.
 
-    The hasher defines ``n_components`` (``k``), ``_block_width`` and
-    ``_transform_csr(X)``, the transform of canonical CSR rows.
+    A subclass writes the codes and values of canonical CSR rows in
+    :meth:`transform_csr`. The output's width is checked here, when the map
+    is built, so that an output that cannot be indexed fails before anything
+    is drawn, not with an OverflowError in transform; its message names the
+    subclass's ``owner`` (the base sets it only after the map is built).
+
+    Parameters
+    ----------
+    n_components : int
+        The number of hashes ``k``, one block each.
+    b_bits : int or None
+        Bits of the codes; None keeps the locations (blocks of ``n_keys``).
+    n_keys : int
+        The range of the locations (the number of input features, or twice
+        that for a split vector).
     """
 
-    _sparse_output = True
+    sparse_output = True
+    #: What the locations range over, for the messages.
+    keys_description = "the number of input features"
 
-    @property
-    def n_output_features_(self):
-        """Width of the output: ``n_components`` blocks of the block width.
+    def __init__(self, n_components, b_bits, n_keys):
+        self.n_components = n_components
+        self.b_bits = b_bits
+        self.n_keys = n_keys
+        self.block_width = n_keys if b_bits is None else 2**b_bits
+        self.n_output = n_components * self.block_width
+        self._check_output_width()
 
-        ``n_components * 2**b_bits`` columns, or ``n_components`` times the
-        number of input features (twice that for "gmm") with ``b_bits=None``;
-        each nonempty row has exactly ``n_components`` nonzeros among them.
-        """
-        check_is_fitted(self, "_n_features_out")
-        return self._n_features_out
+    def fitted_attributes(self):
+        return {"n_output_features_": self.n_output}
+
+    def output_indptr(self, X):
+        # Every nonempty row has exactly k nonzeros, so the output is
+        # allocated before hashing and the chunks' pieces copied into it.
+        return output_indptr(nonempty_rows(X), self.n_components, self.block_width)
+
+    def transform_chunk(self, X_chunk, out, state):
+        # A dense input is converted to CSR chunk by chunk, never whole.
+        if not sp.issparse(X_chunk):
+            X_chunk = dense_to_csr(X_chunk)
+        return self.transform_csr(X_chunk, state)
+
+    @abstractmethod
+    def transform_csr(self, X, state):
+        """The output rows of canonical CSR rows ``X`` (a chunk), as a CSR matrix."""
+
+    def width_advice(self):
+        what = "a smaller b_bits" if self.b_bits is not None else "b_bits"
+        return (
+            f"{what} or n_components (the output has n_components * block "
+            f"width columns, a block being {self._block_description()})"
+        )
 
     def _block_description(self):
         """What a block's width is, for the messages."""
         if self.b_bits is not None:
             return f"2**b_bits with b_bits={self.b_bits}"
-        keys = "the number of input features"
-        if self._block_width != self.n_features_in_:
-            keys = "twice the number of input features"
-        return f"{keys}, with b_bits=None"
+        return f"{self.keys_description}, with b_bits=None"
 
     def _check_output_width(self):
-        # Before _fit, so that an output that cannot be indexed fails at
-        # once, not with an OverflowError in transform.
-        k = self.n_components
-        width = k * self._block_width
-        if width <= MAX_OUTPUT_WIDTH:
+        k, width = self.n_components, self.block_width
+        if self.n_output <= MAX_OUTPUT_WIDTH:
             return
         advice = (
             "Set b_bits (blocks of 2**b_bits columns, for example b_bits=16)"
@@ -125,26 +159,8 @@ class OneHotOutputMixin:
             else "Use a smaller b_bits or n_components"
         )
         raise ValueError(
-            f"{type(self).__name__}'s output would have n_components * block "
-            f"width = {k} * {self._block_width} = {width} columns (a block is "
+            f"{self.owner}'s output would have n_components * block "
+            f"width = {k} * {width} = {self.n_output} columns (a block is "
             f"{self._block_description()}), more than the {MAX_OUTPUT_WIDTH} "
             f"(2**63 - 1) that sparse matrix indices allow. {advice}."
         )
-
-    def _width_advice(self):
-        what = "a smaller b_bits" if self.b_bits is not None else "b_bits"
-        return (
-            f"{what} or n_components (the output has n_components * block "
-            f"width columns, a block being {self._block_description()})"
-        )
-
-    def _output_indptr(self, X):
-        # Every nonempty row has exactly k nonzeros, so the output is
-        # allocated before hashing and the chunks' pieces copied into it.
-        return output_indptr(nonempty_rows(X), self.n_components, self._block_width)
-
-    def _transform_chunk(self, X_chunk, out, state):
-        # A dense input is converted to CSR chunk by chunk, never whole.
-        if not sp.issparse(X_chunk):
-            X_chunk = dense_to_csr(X_chunk)
-        return self._transform_csr(X_chunk)

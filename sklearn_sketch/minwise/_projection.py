@@ -23,8 +23,8 @@ Three distributions of ``R``:
   to the variance (the formula is in CoREHasher's Notes). It generates
   ``HASHED_BUCKETS * k`` entries (2M at ``k = 256``) whatever the number of
   features, and each group's ``G_g`` (4 MiB in float32) stays in cache for
-  its product, so that the whole projection costs about what a product with
-  a precomputed Gaussian matrix costs (see the user guide). For at most
+  its product, so that the projection is a product with a matrix in cache
+  rather than a generation of ``k`` entries per feature. For at most
   ``HASHED_BUCKETS`` features hashing saves nothing, and "hashed_gaussian"
   is "gaussian" exactly.
 """

@@ -32,7 +32,8 @@ def maybe_transform_dask(estimator, X):
     Parameters
     ----------
     estimator : fitted estimator of sklearn_sketch
-        Must have ``_sparse_output`` (bool) and ``get_feature_names_out``.
+        Must have ``get_feature_names_out``; its map (``_map``) says
+        whether the output is sparse.
     X : object
         The input of ``transform``.
 
@@ -70,7 +71,8 @@ def _output_meta(estimator, dtype):
 
 
 def _sparse_output(estimator):
-    return getattr(estimator, "_sparse_output", False)
+    # A fitted estimator's map says whether its output is sparse.
+    return getattr(vars(estimator).get("_map"), "sparse_output", False)
 
 
 def _transform_block(block, estimator):
