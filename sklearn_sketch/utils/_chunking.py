@@ -45,9 +45,9 @@ PROJECTION_BLOCK_BYTES = 8 * 2**20
 
 # Bytes per stored input value of a chunk's own copies of its input: the
 # row slice of a CSR input (value and index), and a dense chunk's
-# conversion to CSR (int64 positions and indices, int32 indices, values).
-# Without them, chunks of narrow input ran two to four times over budget at
-# small n_components.
+# conversion to CSR (int64 positions and indices, int32 indices, values):
+# on narrow input at small n_components they outweigh the estimator's own
+# temporaries.
 _INPUT_BYTES_PER_VALUE = 32
 
 
