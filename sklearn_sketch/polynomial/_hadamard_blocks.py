@@ -1,0 +1,161 @@
+"""The augmented input and the sampled, signed Hadamard blocks the SRHT maps share.
+
+Every polynomial map sketches ``(gamma <x, y> + coef0) ** degree`` through the
+homogeneous kernel ``<x', y'> ** degree`` of the augmented input
+``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). The maps built on
+subsampled randomized Hadamard transforms (TensorSRHT's product, the tree's
+``tensorsrht`` nodes, the complex projections) share the dense augmented
+rows, the hash-down of wide input, the sampled Hadamard coordinates and the
+random signs of Hadamard blocks, which this module holds. The signs come
+from the polynomial hashes of ``utils._hashing``, the home of every hash
+family; the Count Sketch and the Walsh-Hadamard transform are in ``utils``.
+"""
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..utils._count_sketch import hash_down
+from ..utils._hadamard import hadamard_length
+from ..utils._hashing import polynomial_hash
+
+# The unit complex numbers 1, i, -1, -i indexed by two hash bits.
+UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
+UNIT_IMAG = np.array([0.0, 1.0, 0.0, -1.0])
+
+
+def n_augmented_features(n_features, coef0):
+    """Width of ``x' = [sqrt(gamma) x, sqrt(coef0)]``; the constant is dropped when 0."""
+    return n_features + (1 if coef0 > 0 else 0)
+
+
+def augmented_dense(X, gamma, coef0, width, dtype):
+    """The dense augmented rows ``[sqrt(gamma) x, sqrt(coef0), 0, ..., 0]``.
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_rows, n_features)
+    gamma, coef0 : float
+    width : int
+        Output width, at least ``n_augmented_features(n_features, coef0)``;
+        the columns beyond it are zero (Hadamard padding).
+    dtype : numpy dtype
+
+    Returns
+    -------
+    U : ndarray of shape (n_rows, width)
+    """
+    n_rows, n_features = X.shape
+    U = np.zeros((n_rows, width), dtype=dtype)
+    # Sparse input is densified here, one row chunk at a time: the Hadamard
+    # transform mixes every coordinate, so it cannot stay sparse.
+    U[:, :n_features] = X.toarray() if sp.issparse(X) else X
+    if gamma != 1.0:
+        U[:, :n_features] *= np.dtype(dtype).type(np.sqrt(gamma))
+    if coef0 > 0:
+        U[:, n_features] = np.sqrt(coef0)
+    return U
+
+
+# Wide input. An SRHT transforms a dense vector of its whole (padded) input,
+# which for hashed text features (2**20 to 2**31 columns) is gigabytes per
+# row. Beyond the cap below, each SRHT input is first reduced by a Count
+# Sketch of its own (Charikar et al. 2002; the first stage of TensorSketch),
+# whose cost follows the nonzeros. The cap, a power of two, is at least
+# the number of sampled coordinates, so the hashed input stays one Hadamard
+# block, and at least 2**12, so the hash adds little variance where the
+# sketch's own is larger (the extra term is about 2 |x|^2 |y|^2 / width per
+# degree, against |x|^2 |y|^2 / n_samples for the SRHT itself).
+MIN_HASHED_WIDTH = 2**12
+
+
+def srht_width(n_keys, n_samples):
+    """The Hadamard length of an SRHT input, and whether it is hashed down.
+
+    Parameters
+    ----------
+    n_keys : int
+        Number of input coordinates (``x'`` and any padding keys).
+    n_samples : int
+        Number of coordinates the SRHT samples from its transform.
+
+    Returns
+    -------
+    width : int
+        ``hadamard_length(n_keys)`` when that is at most
+        ``cap = max(MIN_HASHED_WIDTH, hadamard_length(n_samples))``
+        (the exact SRHT of the padded input), else ``cap``.
+    hashed : bool
+        Whether the input is wider than ``cap`` and must be hashed down to
+        ``width`` coordinates by a Count Sketch first.
+    """
+    padded = hadamard_length(n_keys)
+    cap = max(MIN_HASHED_WIDTH, hadamard_length(n_samples))
+    if padded <= cap:
+        return padded, False
+    return cap, True
+
+
+def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
+    """The rows that each of ``n_sketches`` SRHTs transforms.
+
+    Without ``hashes``, the same dense augmented rows (padded to ``width``)
+    for every SRHT; with them, each SRHT's own hash-down of the rows
+    (:func:`hash_down`), computed one at a time as the iterator advances.
+
+    Returns
+    -------
+    rows : iterator of ndarray of shape (n_rows, width)
+    """
+    if hashes is None:
+        return itertools.repeat(augmented_dense(X, gamma, coef0, width, dtype), n_sketches)
+    return (hash_down(X, hashes[j], width, gamma, coef0, dtype) for j in range(n_sketches))
+
+
+def block_coordinates(random_state, n_samples, block_size):
+    """Hadamard coordinates sampled without replacement within blocks.
+
+    Sample ``r`` reads coordinate ``perm_b[r mod block_size]`` of block
+    ``b = r // block_size``, ``perm_b`` an independent random permutation:
+    the samples of one block are distinct, which lowers the variance (with
+    a whole block and degree 1 the estimate is exact, since ``H^T H = d I``).
+
+    Returns
+    -------
+    coordinates : ndarray of shape (n_samples,), dtype intp
+        Flat indices into the ``(n_blocks, block_size)`` array of transformed
+        blocks.
+    """
+    n_blocks = -(-n_samples // block_size)
+    permutations = np.argsort(random_state.rand(n_blocks, block_size), axis=1)
+    flat = permutations + block_size * np.arange(n_blocks)[:, None]
+    return flat.ravel()[:n_samples].astype(np.intp)
+
+
+def block_signs(coefficients, n_blocks, block_size, n_keys, dtype, complex_signs=False):
+    """Random signs of every (block, coordinate) from one 4-wise polynomial hash.
+
+    Key ``b * block_size + i`` gives the sign of coordinate ``i`` in block
+    ``b``; coordinates ``>= n_keys`` are Hadamard padding (zero input) and get
+    sign 0, which saves hashing them.
+
+    Returns
+    -------
+    signs : ndarray of shape (n_blocks, block_size)
+        +-1 of ``dtype``, or one of {1, i, -1, -i} (complex) when
+        ``complex_signs``.
+    """
+    keys = (
+        np.arange(n_blocks, dtype=np.uint64)[:, None] * np.uint64(block_size)
+        + np.arange(n_keys, dtype=np.uint64)
+    )
+    values = polynomial_hash(coefficients, keys)
+    result_dtype = np.result_type(dtype, np.complex64) if complex_signs else dtype
+    signs = np.zeros((n_blocks, block_size), dtype=result_dtype)
+    if complex_signs:
+        code = (values & np.uint64(3)).astype(np.intp)
+        signs[:, :n_keys] = UNIT_REAL[code] + 1j * UNIT_IMAG[code]
+    else:
+        signs[:, :n_keys] = 1.0 - 2.0 * (values & np.uint64(1)).astype(np.float64)
+    return signs
