@@ -96,8 +96,8 @@ def variance_proxies(X, degrees):
 def previous_smooth_length(n):
     """The largest ``m <= n`` whose prime factors are all 2, 3, 5 or 7.
 
-    Real FFTs of such lengths are fast; a length with a large prime factor
-    is several times slower.
+    Real FFTs of such lengths are fast; the FFT of a length with a large
+    prime factor costs in proportion to that factor.
     """
     for m in range(int(n), 0, -1):
         rest = m
@@ -133,8 +133,9 @@ class MaclaurinMap(PolynomialMap):
     features they share) depends on the sizes only; the draw weighs the
     degrees on rows of the training data, sizes their blocks and draws a
     map per block (or one ``base`` map of the whole kernel, when the
-    features are fewer than the terms). Fitted attributes, as documented by
-    MaclaurinSketch: ``block_seeds_``, ``coefficients_``, ``expanded_``,
+    features are fewer than the terms). Before the draw, ``state_bytes`` and
+    ``bytes_per_row`` are bounds for any allocation, which the size check
+    reads. Fitted attributes, as documented by MaclaurinSketch: ``block_seeds_``, ``coefficients_``, ``expanded_``,
     ``allocation_``, ``linear_exact_``, ``sketches_`` and ``padded_sketch_``.
     """
 
@@ -156,22 +157,29 @@ class MaclaurinMap(PolynomialMap):
         self.expanded_ = self.budget >= len(self.sketched)
         self.sketches_ = self.padded_sketch_ = None
 
+    def drawn_maps(self):
+        """The maps drawn for the blocks (or the whole kernel); None before the draw."""
+        if self.padded_sketch_ is not None:
+            return [self.padded_sketch_]
+        if self.sketches_ is None:
+            return None
+        return [s for s in self.sketches_ if s is not None]
+
     def state_bytes(self, dtype):
-        if self.sketches_ is None and self.padded_sketch_ is None:
+        maps = self.drawn_maps()
+        if maps is None:
             return self._bounds(dtype)[0]
-        return 0
+        return sum(s.state_bytes(dtype) for s in maps)
 
     def bytes_per_row(self, dtype):
-        if self.sketches_ is None and self.padded_sketch_ is None:
+        maps = self.drawn_maps()
+        if maps is None:
             return self._bounds(dtype)[1]
-        if not self.expanded_:
-            return self.padded_sketch_.bytes_per_row(dtype)
         # The blocks are written one after the other: the largest sketch's
         # temporaries, or the dense linear block of a sparse chunk.
-        itemsize = np.dtype(dtype).itemsize
-        sizes = [s.bytes_per_row(dtype) for s in self.sketches_ if s is not None]
+        sizes = [s.bytes_per_row(dtype) for s in maps]
         if self.linear_exact_:
-            sizes.append(self.n_features * itemsize)
+            sizes.append(self.n_features * np.dtype(dtype).itemsize)
         return max(sizes, default=0)
 
     def _bounds(self, dtype):
