@@ -62,7 +62,7 @@ def multiply_complex(product, factor):
     whether its chunk has other rows. There, four real products and two sums,
     each rounded once, give the same bits everywhere; with two or more
     features per row every call takes the vectorized loop, and NumPy's own
-    product (several times faster) is kept.
+    product, one vectorized pass, is kept.
     """
     if product.shape[-1] > 1:
         product *= factor
