@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from ..utils._count_sketch import (
     count_sketch_hashed,
     count_sketch_rows,
+    count_sketch_tables,
     draw_hash_down,
     hash_down,
     hash_down_keys,
@@ -24,7 +25,6 @@ from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
     draw_polynomial_hashes,
-    hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
@@ -188,18 +188,26 @@ class TreeMap(PolynomialMap):
         constant key), so sketching ``x'`` costs what sketching ``x`` costs.
         """
         keys = np.asarray(keys)
-        if self.bucket_permutations_ is not None and self.bucket_permutations_[t] is not None:
-            buckets = self.bucket_permutations_[t][keys].astype(np.intp)
-        else:
-            buckets = hash_to_buckets(
-                polynomial_hash(self.bucket_hashes_[t], keys), self.n_components
-            )
-        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        buckets, signs = self._input_hashes(t, keys, dtype)
         n_features = self.n_features
         signs[keys < n_features] *= dtype.type(np.sqrt(self.gamma))
         if self.coef0 > 0:
             signs[keys == n_features] *= dtype.type(np.sqrt(self.coef0))
         return buckets, signs
+
+    def _input_hashes(self, t, keys, dtype):
+        """Bucket and sign of ``keys`` for node input ``t``: by permutation or by hash."""
+        permutation = None
+        if self.bucket_permutations_ is not None:
+            permutation = self.bucket_permutations_[t]
+        if permutation is None:
+            buckets, signs = count_sketch_tables(
+                self.bucket_hashes_[t : t + 1], self.sign_hashes_[t : t + 1], keys,
+                self.n_components, dtype,
+            )
+            return buckets[0], signs[0]
+        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        return permutation[keys].astype(np.intp), signs
 
     def _leaf_hashes(self, t, tabulate, dtype):
         """Leaf input ``t``: ``(feature buckets, feature signs, extra buckets,
@@ -295,14 +303,7 @@ class TreeMap(PolynomialMap):
         For a node input whose buckets are a permutation, the inverse
         permutation is returned too: the Count Sketch is then a signed gather.
         """
-        keys = np.arange(self._input_width(t))
-        if self.bucket_permutations_ is not None:
-            buckets = self.bucket_permutations_[t].astype(np.intp)
-        else:
-            buckets = hash_to_buckets(
-                polynomial_hash(self.bucket_hashes_[t], keys), self.n_components
-            )
-        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        buckets, signs = self._input_hashes(t, np.arange(self._input_width(t)), dtype)
         gather = None
         if self.bucket_permutations_ is not None:
             inverse = np.empty_like(buckets)

@@ -179,16 +179,12 @@ def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
 
 
 def _key_tables(keys, bucket_hashes, sign_hashes, scales, shifts, width):
-    """Buckets (intp) and signed scales of each key under each of the ``S`` hashes."""
-    width = np.uint64(width)
-    buckets = np.empty((len(scales), keys.size), dtype=np.intp)
-    signs = np.empty((len(scales), keys.size), dtype=scales.dtype)
-    for s in range(len(scales)):
-        values = polynomial_hash(bucket_hashes[s], keys) % width
-        values += shifts[s]
-        buckets[s] = values % width
-        odd = (polynomial_hash(sign_hashes[s], keys) & np.uint64(1)).astype(bool)
-        np.copyto(signs[s], np.where(odd, -scales[s], scales[s]))
+    """Buckets (intp, shifted) and signed scales of each key under each of the ``S`` hashes."""
+    buckets, signs = count_sketch_tables(bucket_hashes, sign_hashes, keys, width, scales.dtype)
+    signs *= scales[:, None]
+    if shifts.any():
+        buckets += shifts.astype(np.intp)[:, None]
+        buckets %= width
     return buckets, signs
 
 
