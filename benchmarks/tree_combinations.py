@@ -34,8 +34,8 @@ from sklearn_sketch import TensorSketch
 from sklearn_sketch.datasets import fetch_mnist
 
 # The model's SRHT nodes use the package's own Hadamard transform.
-from sklearn_sketch.polynomial._common import next_power_of_two
 from sklearn_sketch.utils._hadamard import fwht
+from sklearn_sketch.utils._hadamard import hadamard_length as next_power_of_two
 
 COMBINATIONS = [
     ("cs", "cs"), ("perm", "perm"), ("srht", "srht"),

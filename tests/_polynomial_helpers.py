@@ -1,6 +1,6 @@
 """What the test files of the polynomial sketches share (not a test module).
 
-The option sets that take their own code path (``VARIANTS``), Monte-Carlo
+The code paths of the registry the statistical tests name (``VARIANTS``), Monte-Carlo
 helpers and the closed-form variances the statistical tests compare with.
 
 Closed forms used below (MATH.md section 1, Wacker et al. 2023, Table 1),
@@ -20,35 +20,27 @@ n = |x'|^2 |y'|^2:
 """
 
 import numpy as np
-from conftest import statistical_seeds
+from conftest import registry_variant, statistical_seeds
 from sklearn import config_context
 
-from sklearn_sketch import (
-    ComplexToRealSketch,
-    MaclaurinSketch,
-    PolynomialTreeSketch,
-    TensorSketch,
-    TensorSRHT,
-)
+from sklearn_sketch import TensorSketch
 
-# The option sets of the statistical and exact-oracle tests, by short name;
-# each test picks the ones its formula is about and sets every size and
-# kernel parameter itself. (Cross-cutting rules run over the registry of
-# ``conftest.py`` instead.)
+# The code paths of the statistical and exact-oracle tests, by short name:
+# entries of the registry of ``conftest.py`` (with an option changed where a
+# formula is about another setting), each test setting every size and kernel
+# parameter itself.
 VARIANTS = {
-    "tensorsrht": lambda **kw: TensorSRHT(**kw),
-    "ctr-srht": lambda **kw: ComplexToRealSketch(projection="srht", **kw),
-    "ctr-rademacher": lambda **kw: ComplexToRealSketch(projection="rademacher", **kw),
-    "tree-srht": lambda **kw: PolynomialTreeSketch(base="tensorsrht", **kw),
-    "tree-ts": lambda **kw: PolynomialTreeSketch(base="tensorsketch", **kw),
-    "tree-ts-hash": lambda **kw: PolynomialTreeSketch(
-        base="tensorsketch", buckets="hash", **kw
+    "tensorsrht": registry_variant("TensorSRHT"),
+    "ctr-srht": registry_variant("ComplexToRealSketch-srht"),
+    "ctr-rademacher": registry_variant("ComplexToRealSketch-rademacher"),
+    "tree-srht": registry_variant("PolynomialTreeSketch-tensorsrht"),
+    "tree-ts": registry_variant("PolynomialTreeSketch-tensorsketch"),
+    "tree-ts-hash": registry_variant("PolynomialTreeSketch-hash"),
+    "maclaurin": registry_variant("MaclaurinSketch-tree"),
+    "maclaurin-ts-sketched-linear": registry_variant(
+        "MaclaurinSketch-tensorsketch", linear="sketch"
     ),
-    "maclaurin": lambda **kw: MaclaurinSketch(**kw),
-    "maclaurin-ts-sketched-linear": lambda **kw: MaclaurinSketch(
-        base="tensorsketch", linear="sketch", **kw
-    ),
-    "maclaurin-srht": lambda **kw: MaclaurinSketch(base="tensorsrht", **kw),
+    "maclaurin-srht": registry_variant("MaclaurinSketch-tensorsrht", linear="auto"),
 }
 
 

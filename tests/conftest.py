@@ -306,6 +306,24 @@ def legal_input(name, X):
     return X
 
 
+# The parameters a test of a formula sets itself; the others of a registry
+# entry choose its code path (see ``registry_variant``).
+SIZE_AND_KERNEL_PARAMETERS = ("n_components", "degree", "gamma", "coef0", "n_subsample")
+
+
+def registry_variant(name, **options):
+    """A factory of the registry entry ``name``'s code path, sizes left to the caller.
+
+    ``registry_variant(name, **options)(**params)`` is the entry's class with
+    the entry's parameters other than ``SIZE_AND_KERNEL_PARAMETERS``, then
+    ``options``, then ``params``.
+    """
+    cls, defaults = ESTIMATOR_REGISTRY[name]
+    fixed = {k: v for k, v in defaults.items() if k not in SIZE_AND_KERNEL_PARAMETERS}
+    fixed.update(options)
+    return lambda **params: cls(**{**fixed, **params})
+
+
 def make_estimator(name, **params):
     """A fresh estimator of the registry, ``random_state=0`` unless overridden."""
     cls, defaults = ESTIMATOR_REGISTRY[name]

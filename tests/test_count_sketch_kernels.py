@@ -241,7 +241,7 @@ def test_tabulated_and_hashed_paths_give_the_same_bits(make, dtype):
 def test_unit_entries_are_the_reference(dtype, n_features):
     # ComplexToRealSketch(projection="rademacher"): entry (k, column) of W is
     # the unit complex number of the hash of key k * (n_features + 1) + column.
-    from sklearn_sketch.polynomial._complex_to_real import unit_entries
+    from sklearn_sketch.polynomial._complex_projection import unit_entries
 
     coefficients = draw_polynomial_hashes(np.random.RandomState(11), 1, 4)[0]
     columns = np.array([0, 3, 29, n_features - 1, n_features], dtype=np.int64)

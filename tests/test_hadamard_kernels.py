@@ -15,7 +15,7 @@ from _hadamard_reference import fastfood, fwht_row, sorf, srht, sylvester
 from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import OrthogonalRBFSampler, TensorSRHT
-from sklearn_sketch.polynomial._common import srht_inputs
+from sklearn_sketch.polynomial._hadamard_blocks import srht_inputs
 from sklearn_sketch.rbf._fourier_features import (
     fastfood_projections,
     place_angles,
@@ -172,7 +172,7 @@ def test_tensor_srht_is_the_reference_bit_for_bit(n_features, n_components, degr
                         random_state=0).fit(X)
     inputs = list(srht_inputs(X, sketch.gamma, sketch.coef0, sketch.hadamard_size_,
                               sketch.hash_down_, degree, dtype))
-    expected = srht(inputs, sketch._prepare_transform(X), sketch.coordinates_, n_components)
+    expected = srht(inputs, sketch._map.prepare(X, 1, 1), sketch.coordinates_, n_components)
     _same_bits(sketch.transform(X), expected)
 
 
@@ -192,7 +192,7 @@ def test_float32_input_is_computed_in_float32(method):
 
 @pytest.mark.parametrize("module", ["utils/_hadamard.py", "rbf/_fourier_features.py",
                                     "polynomial/_tensor_srht.py",
-                                    "polynomial/_tensor_srht_map.py"])
+                                    "polynomial/_srht_product.py"])
 def test_hadamard_users_import_numba_only_inside_functions(module):
     # Rule: importing the package compiles nothing and imports no numba, so
     # the modules around the kernels import them in the functions that call

@@ -21,7 +21,7 @@ from _polynomial_helpers import (
 from numpy.testing import assert_allclose, assert_array_equal
 
 from sklearn_sketch import MaclaurinSketch, PolynomialTreeSketch
-from sklearn_sketch.polynomial._maclaurin import previous_smooth_length
+from sklearn_sketch.polynomial._maclaurin_sum import previous_smooth_length
 
 
 def test_maclaurin_blocks_are_the_expansion():
@@ -89,7 +89,7 @@ def test_maclaurin_blocks_fill_the_output_exactly(base):
                     ).fit(X)
                     if sketch.expanded_:
                         assert sketch.allocation_.sum() == n_components
-                        assert sketch._blocks()[-1][1].stop == n_components
+                        assert sketch._map.blocks()[-1][1].stop == n_components
                     assert sketch.transform(X).shape == (4, n_components)
 
 

@@ -1,5 +1,5 @@
 """What the polynomial sketches share: the Hadamard transform, the hash-down of
-wide input (``polynomial/_common.py``) and the rules every polynomial sketch
+wide input (``polynomial/_hadamard_blocks.py``) and the rules every polynomial sketch
 keeps (unbiasedness, the SRHT variances, invariance to sparse input, chunks,
 dtype and degenerate rows).
 
@@ -30,7 +30,7 @@ from scipy.linalg import hadamard
 from sklearn import config_context
 
 from sklearn_sketch import ComplexToRealSketch, TensorSRHT
-from sklearn_sketch.polynomial import _common as polynomial_common
+from sklearn_sketch.polynomial import _hadamard_blocks
 from sklearn_sketch.utils._count_sketch import hash_down
 from sklearn_sketch.utils._hadamard import fwht
 
@@ -227,7 +227,7 @@ def hashed_moments(x, y, w):
 
 @pytest.fixture
 def small_hash_cap(monkeypatch):
-    monkeypatch.setattr(polynomial_common, "MIN_HASHED_WIDTH", 8)
+    monkeypatch.setattr(_hadamard_blocks, "MIN_HASHED_WIDTH", 8)
 
 
 @pytest.mark.parametrize("name", ["tensorsrht", "tree-srht", "ctr-srht"])

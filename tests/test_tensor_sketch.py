@@ -52,7 +52,7 @@ def tensor_power_count_sketch(sketch, x):
     """
     x_aug = np.append(np.sqrt(sketch.gamma) * x, np.sqrt(sketch.coef0))
     n_keys = x_aug.size
-    buckets, signs = sketch._feature_hashes(np.arange(n_keys), np.float64)
+    buckets, signs = sketch._map.feature_hashes(np.arange(n_keys), np.float64)
     result = np.zeros(sketch.n_components)
     for index in itertools.product(range(n_keys), repeat=sketch.degree):
         bucket = sum(buckets[j, i] for j, i in enumerate(index)) % sketch.n_components
@@ -124,7 +124,7 @@ def test_equals_scikit_learn_polynomial_count_sketch_with_same_hashes(degree, co
         n_components=64, degree=degree, gamma=0.7, coef0=coef0, random_state=0
     ).fit(X)
     n_keys = X.shape[1] + (1 if coef0 else 0)
-    theirs.indexHash_, theirs.bitHash_ = ours._feature_hashes(np.arange(n_keys), np.float64)
+    theirs.indexHash_, theirs.bitHash_ = ours._map.feature_hashes(np.arange(n_keys), np.float64)
     assert_allclose(ours.transform(X), theirs.transform(X), atol=1e-12)
     assert_allclose(ours.transform(sp.csr_matrix(X)), theirs.transform(X), atol=1e-12)
 

@@ -20,7 +20,7 @@ def test_tensor_srht_equals_explicit_formula():
     gamma, coef0, D = 0.7, 1.3, 20  # d' = 6 -> Hadamard size 8, three blocks
     sketch = TensorSRHT(D, degree=3, gamma=gamma, coef0=coef0, random_state=0).fit(X)
     assert sketch.hadamard_size_ == 8
-    signs = sketch._prepare_transform(X)  # per-call state: the block signs
+    signs = sketch._map.prepare(X, 1, 1)  # per-call state: the block signs
     H = hadamard(8)
     expected = np.ones((4, D))
     for j in range(3):

@@ -99,13 +99,11 @@ def test_tree_has_lower_kernel_error_than_tensor_sketch_at_high_degree():
     # errors, at equal D. TensorSketch's error is heavy-tailed (rare draws
     # put much of the mass of x^(8) in one bucket): its mean over 500 draws
     # swings with those draws, and so does the estimate of its standard
-    # error; the gap of the means was only 2.7 to 3.5 such standard errors
-    # over seed offsets, a check that failed one rerun in three. The log of
-    # the error is light-tailed, so compare the means of log errors (the
-    # logs of the geometric mean errors), whose CLT standard error holds:
-    # the gap must exceed 4 of them (a one-sided 3e-5 false alarm were the
-    # errors alike). Measured: medians 10.6 vs 5.2, gap 16 to 17 standard
-    # errors over seed offsets 0, 1 and 6.
+    # error, so a gap of the means in such standard errors is unreliable.
+    # The log of the error is light-tailed, so compare the means of log
+    # errors (the logs of the geometric mean errors), whose CLT standard
+    # error holds: the gap must exceed 4 of them (a one-sided 3e-5 false
+    # alarm were the errors alike).
     X = image_like_rows(3, 12)
     params = dict(n_components=64, degree=8, gamma=0.5, coef0=0.5)
     for tree in ["tree-srht", "tree-ts"]:

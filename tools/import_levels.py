@@ -39,7 +39,7 @@ def imported(name, path, node, modules):
 
 def is_estimator_module(path):
     tree = ast.parse(path.read_text())
-    bases = {"BaseSketch", "_PolynomialSketchBase"}
+    bases = {"BaseSketch"}
     return any(
         isinstance(node, ast.ClassDef) and not node.name.startswith("_")
         and any(getattr(b, "id", None) in bases for b in node.bases)

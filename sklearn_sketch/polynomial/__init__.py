@@ -1,11 +1,14 @@
 """Sketches of the polynomial kernel ``(gamma <x, y> + coef0) ** degree``.
 
-Each estimator is its random map mixed with the family's estimator base
-(``_base``): ``_tensor_sketch_map``, ``_tensor_srht_map`` and
-``_tree_map`` hold the maps of TensorSketch, TensorSRHT and
-PolynomialTreeSketch, which MaclaurinSketch also draws for the degrees of
-its expansion, so no estimator module imports another. What the maps share (the hash-down of wide input, Hadamard blocks,
-complex helpers) lives in ``_common``; the Count Sketch of CSR rows and the
+Each estimator module holds the estimator only (its parameters, docstring
+and ``_make_map``); what it computes is a map (``_polynomial_map``'s
+:class:`PolynomialMap`): the Count Sketch product (``_count_sketch_product``,
+TensorSketch), the SRHT product (``_srht_product``, TensorSRHT), the tree of
+degree-2 sketches (``_tree``, PolynomialTreeSketch), the complex projections
+(``_complex_projection``, ComplexToRealSketch) and the sum over the kernel's
+expansion (``_maclaurin_sum``, MaclaurinSketch), which holds the other maps
+as plain objects. The augmented input and the Hadamard blocks the SRHT maps
+share are in ``_hadamard_blocks``; the Count Sketch of CSR rows and the
 Hadamard transform, shared with the RBF features, live in ``utils``.
 """
 

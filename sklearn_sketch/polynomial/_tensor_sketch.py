@@ -1,10 +1,11 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
-from ._base import POLYNOMIAL_PARAMETER_CONSTRAINTS, _PolynomialSketchBase
-from ._tensor_sketch_map import CountSketchMap
+from .._base import BaseSketch
+from ._count_sketch_product import CountSketchProductMap
+from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 
 
-class TensorSketch(CountSketchMap, _PolynomialSketchBase):
+class TensorSketch(BaseSketch):
     r"""Polynomial kernel approximation by Tensor Sketch.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -117,3 +118,8 @@ class TensorSketch(CountSketchMap, _PolynomialSketchBase):
         self.coef0 = coef0
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    def _make_map(self, X):
+        return CountSketchProductMap(
+            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
+        )

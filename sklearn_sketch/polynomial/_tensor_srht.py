@@ -1,10 +1,11 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
-from ._base import _PolynomialSketchBase
-from ._tensor_srht_map import SRHTMap
+from .._base import BaseSketch
+from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
+from ._srht_product import SRHTProductMap
 
 
-class TensorSRHT(SRHTMap, _PolynomialSketchBase):
+class TensorSRHT(BaseSketch):
     r"""Polynomial kernel approximation by TensorSRHT.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -102,6 +103,8 @@ class TensorSRHT(SRHTMap, _PolynomialSketchBase):
     True
     """
 
+    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+
     def __init__(
         self,
         n_components=100,
@@ -118,3 +121,8 @@ class TensorSRHT(SRHTMap, _PolynomialSketchBase):
         self.coef0 = coef0
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    def _make_map(self, X):
+        return SRHTProductMap(
+            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
+        )

@@ -1,11 +1,12 @@
 """PolynomialTreeSketch: a binary tree of degree-2 sketches (Ahle et al., SODA 2020)."""
 
+from .._base import BaseSketch
 from ..utils._compat import StrOptions
-from ._base import _PolynomialSketchBase
-from ._tree_map import TreeMap
+from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
+from ._tree import TreeMap
 
 
-class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
+class PolynomialTreeSketch(BaseSketch):
     r"""Polynomial kernel approximation by a binary tree of degree-2 sketches.
 
     Maps each row ``x`` to ``n_components`` features whose inner products are
@@ -118,7 +119,7 @@ class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
     """
 
     _parameter_constraints: dict = {
-        **_PolynomialSketchBase._parameter_constraints,
+        **POLYNOMIAL_PARAMETER_CONSTRAINTS,
         "base": [StrOptions({"tensorsrht", "tensorsketch"})],
         "buckets": [StrOptions({"permutation", "hash"})],
     }
@@ -143,3 +144,9 @@ class PolynomialTreeSketch(TreeMap, _PolynomialSketchBase):
         self.buckets = buckets
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    def _make_map(self, X):
+        return TreeMap(
+            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
+            base=self.base, buckets=self.buckets,
+        )

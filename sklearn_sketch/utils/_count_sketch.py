@@ -25,26 +25,67 @@ from ._hashing import (
 from ._validation import kernel_array
 
 
+def draw_count_sketch_hashes(random_state, n_sketches):
+    """The bucket and sign hashes of ``n_sketches`` independent Count Sketches.
+
+    The bucket hashes of every sketch are drawn first, then the sign hashes.
+
+    Returns
+    -------
+    bucket_hashes : ndarray of shape (n_sketches, 2), dtype uint64
+        Pairwise independent bucket hash of each sketch.
+    sign_hashes : ndarray of shape (n_sketches, 4), dtype uint64
+        4-wise independent sign hash of each sketch.
+    """
+    buckets = draw_polynomial_hashes(random_state, n_sketches, BUCKET_HASH_INDEPENDENCE)
+    signs = draw_polynomial_hashes(random_state, n_sketches, SIGN_HASH_INDEPENDENCE)
+    return buckets, signs
+
+
 def draw_hash_down(random_state, n_sketches):
-    """Independent Count Sketch hashes, one row per hashed-down SRHT input.
+    """:func:`draw_count_sketch_hashes` as one array: a row per hashed-down input.
 
     Returns
     -------
     hashes : ndarray of shape (n_sketches, 6), dtype uint64
-        Pairwise independent bucket hash (first two coefficients) and 4-wise
-        independent sign hash (last four) of each sketch.
+        Bucket hash (first two coefficients) and sign hash (last four) of
+        each sketch.
     """
-    buckets = draw_polynomial_hashes(random_state, n_sketches, BUCKET_HASH_INDEPENDENCE)
-    signs = draw_polynomial_hashes(random_state, n_sketches, SIGN_HASH_INDEPENDENCE)
-    return np.hstack([buckets, signs])
+    return np.hstack(draw_count_sketch_hashes(random_state, n_sketches))
+
+
+def count_sketch_tables(bucket_hashes, sign_hashes, keys, width, dtype, scale=1.0):
+    """Bucket (intp) and sign (``dtype``, times ``scale``) of integer keys, per sketch.
+
+    Parameters
+    ----------
+    bucket_hashes, sign_hashes : ndarray of shape (S, k), dtype uint64
+        Coefficients of :func:`draw_count_sketch_hashes`.
+    keys : ndarray of non-negative integers, shape (n_keys,)
+    width : int
+        Number of buckets.
+    dtype : numpy dtype
+    scale : float, default=1.0
+
+    Returns
+    -------
+    buckets : ndarray of shape (S, n_keys), dtype intp
+    signs : ndarray of shape (S, n_keys), dtype ``dtype``
+    """
+    buckets = np.empty((len(bucket_hashes), keys.size), dtype=np.intp)
+    signs = np.empty((len(sign_hashes), keys.size), dtype=dtype)
+    for s in range(len(bucket_hashes)):
+        buckets[s] = hash_to_buckets(polynomial_hash(bucket_hashes[s], keys), width)
+        signs[s] = hash_to_signs(polynomial_hash(sign_hashes[s], keys), dtype) * scale
+    return buckets, signs
 
 
 def hash_down_keys(hashes, keys, width, dtype):
     """Bucket (intp) and sign (``dtype``) of integer keys under one hash-down row."""
     split = BUCKET_HASH_INDEPENDENCE
-    buckets = hash_to_buckets(polynomial_hash(hashes[:split], keys), width)
-    signs = hash_to_signs(polynomial_hash(hashes[split:], keys), dtype)
-    return buckets, signs
+    buckets, signs = count_sketch_tables(hashes[None, :split], hashes[None, split:], keys,
+                                         width, dtype)
+    return buckets[0], signs[0]
 
 
 def count_sketch_rows(X, buckets, signs, out, constants=None):
@@ -138,16 +179,12 @@ def count_sketch_hashed(X, bucket_hashes, sign_hashes, scales, out, shifts=None,
 
 
 def _key_tables(keys, bucket_hashes, sign_hashes, scales, shifts, width):
-    """Buckets (intp) and signed scales of each key under each of the ``S`` hashes."""
-    width = np.uint64(width)
-    buckets = np.empty((len(scales), keys.size), dtype=np.intp)
-    signs = np.empty((len(scales), keys.size), dtype=scales.dtype)
-    for s in range(len(scales)):
-        values = polynomial_hash(bucket_hashes[s], keys) % width
-        values += shifts[s]
-        buckets[s] = values % width
-        odd = (polynomial_hash(sign_hashes[s], keys) & np.uint64(1)).astype(bool)
-        np.copyto(signs[s], np.where(odd, -scales[s], scales[s]))
+    """Buckets (intp, shifted) and signed scales of each key under each of the ``S`` hashes."""
+    buckets, signs = count_sketch_tables(bucket_hashes, sign_hashes, keys, width, scales.dtype)
+    signs *= scales[:, None]
+    if shifts.any():
+        buckets += shifts.astype(np.intp)[:, None]
+        buckets %= width
     return buckets, signs
 
 

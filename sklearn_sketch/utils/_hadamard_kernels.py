@@ -6,9 +6,9 @@ order, each replacing every pair ``a = x[t], b = x[t + half]`` (``t`` in the
 first half of a run of ``2 half``) by ``a + b, a - b``. The loops below
 compute exactly these additions, two levels per pass (radix 4, the same
 sums), so that a row's bits follow from this order alone: the same on every
-machine, thread count, batch and chunk. (Before, the transform kept the
-order of the BLAS products it once was, which depends on the BLAS build and
-its thread count; the butterflies also need far fewer additions.)
+machine, thread count, batch and chunk, which a BLAS product by the Hadamard
+matrix does not promise (its order depends on the BLAS build and its thread
+count), for ``log2(d)`` additions per value instead of ``d``.
 
 Rows go through in groups of ``_ROWS``, interleaved in a buffer that stays
 in the core's cache: value ``j`` of the group's row ``k`` at

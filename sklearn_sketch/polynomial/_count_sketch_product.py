@@ -1,9 +1,9 @@
-"""The Count Sketch product of Pham & Pagh (2013), the map of TensorSketch.
+"""The Count Sketch product of Pham & Pagh (2013): TensorSketch's map.
 
-:class:`CountSketchMap` draws ``degree`` pairs of bucket and sign hashes
-and maps a chunk of rows to the circular convolution of their Count
-Sketches, computed as a product of real FFTs. TensorSketch is this map as an
-estimator; MaclaurinSketch uses it for the degrees of its expansion.
+:class:`CountSketchProductMap` draws ``degree`` pairs of bucket and sign
+hashes and maps a chunk of rows to the circular convolution of their Count
+Sketches, computed as a product of real FFTs. TensorSketch is this map;
+MaclaurinSketch holds one for some degrees of its expansion.
 """
 
 import threading
@@ -12,44 +12,38 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from ..utils._count_sketch import count_sketch_hashed, count_sketch_rows
-from ..utils._hashing import (
-    BUCKET_HASH_INDEPENDENCE,
-    SIGN_HASH_INDEPENDENCE,
-    draw_polynomial_hashes,
-    hash_to_buckets,
-    hash_to_signs,
-    polynomial_hash,
+from ..utils._count_sketch import (
+    count_sketch_hashed,
+    count_sketch_rows,
+    count_sketch_tables,
+    draw_count_sketch_hashes,
 )
-from ._common import (
-    PolynomialMap,
-)
+from ._polynomial_map import PolynomialMap
 
 
-class CountSketchMap(PolynomialMap):
+class CountSketchProductMap(PolynomialMap):
     """Tensor Sketch of ``x' = [sqrt(gamma) x, sqrt(coef0)]``, ``degree`` times.
 
     Fitted attributes: ``bucket_hashes_`` and ``sign_hashes_``, of shape
     ``(degree, k)``, the coefficients of the polynomial hash functions.
     """
 
-    def _draw(self, random_state):
+    fitted_names = ("bucket_hashes_", "sign_hashes_")
+
+    def draw(self, random_state, X=None):
         """Draw the hash functions of every degree."""
-        self.bucket_hashes_ = draw_polynomial_hashes(
-            random_state, self.degree, BUCKET_HASH_INDEPENDENCE
-        )
-        self.sign_hashes_ = draw_polynomial_hashes(
-            random_state, self.degree, SIGN_HASH_INDEPENDENCE
+        self.bucket_hashes_, self.sign_hashes_ = draw_count_sketch_hashes(
+            random_state, self.degree
         )
 
-    def _bytes_per_row(self, dtype):
+    def bytes_per_row(self, dtype):
         # Per row: the count sketch, two spectra of n_components // 2 + 1
         # complex values and the inverse transform.
         return 4 * self.n_components * np.dtype(dtype).itemsize
 
-    def _prepare_transform(self, X):
+    def prepare(self, X, n_jobs=1, n_chunks=1):
         dtype = np.dtype(X.dtype)
-        n_features = self.n_features_in_
+        n_features = self.n_features
         # The signs carry the factor sqrt(gamma), so that sketching
         # sqrt(gamma) x costs nothing more than sketching x.
         scales = np.full(self.degree, np.sqrt(self.gamma), dtype=dtype)
@@ -58,11 +52,11 @@ class CountSketchMap(PolynomialMap):
         # kernel hashes each stored entry (O(nnz), whatever n_features is).
         feature_hashes = None
         if not sp.issparse(X) or X.nnz >= n_features:
-            feature_hashes = self._feature_hashes(np.arange(n_features), dtype, scales[0])
+            feature_hashes = self.feature_hashes(np.arange(n_features), dtype, scales[0])
         # The constant coordinate sqrt(coef0) is feature number n_features.
         constants = None
         if self.coef0:
-            buckets, signs = self._feature_hashes(
+            buckets, signs = self.feature_hashes(
                 np.array([n_features]), dtype, np.sqrt(self.coef0)
             )
             constants = (buckets[:, 0], signs[:, 0])
@@ -76,7 +70,7 @@ class CountSketchMap(PolynomialMap):
             scratch=threading.local(),
         )
 
-    def _transform_chunk(self, X_chunk, out, state):
+    def transform_chunk(self, X_chunk, out, state):
         constants = state["constants"]
         buffer = getattr(state["scratch"], "buffer", None)
         if buffer is None or buffer.shape[1] < out.shape[0] or buffer.dtype != out.dtype:
@@ -102,8 +96,9 @@ class CountSketchMap(PolynomialMap):
         # A row's sketch is the same bits in any chunk (scatter and FFT work
         # row by row), which the base class relies on to split chunks.
         out[...] = scipy.fft.irfft(spectrum, n=self.n_components, axis=1, overwrite_x=True)
+        return out
 
-    def _feature_hashes(self, features, dtype, scale=1.0):
+    def feature_hashes(self, features, dtype, scale=1.0):
         """Buckets and signs (times ``scale``) of feature indices, every degree.
 
         Returns
@@ -111,11 +106,6 @@ class CountSketchMap(PolynomialMap):
         buckets : ndarray of shape (degree, n_keys), dtype intp
         signs : ndarray of shape (degree, n_keys), dtype ``dtype``
         """
-        buckets = np.empty((self.degree, features.size), dtype=np.intp)
-        signs = np.empty((self.degree, features.size), dtype=dtype)
-        for j in range(self.degree):
-            bucket_values = polynomial_hash(self.bucket_hashes_[j], features)
-            sign_values = polynomial_hash(self.sign_hashes_[j], features)
-            buckets[j] = hash_to_buckets(bucket_values, self.n_components)
-            signs[j] = hash_to_signs(sign_values, dtype) * scale
-        return buckets, signs
+        return count_sketch_tables(
+            self.bucket_hashes_, self.sign_hashes_, features, self.n_components, dtype, scale
+        )

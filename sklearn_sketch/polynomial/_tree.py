@@ -1,11 +1,11 @@
-"""The binary tree of degree-2 sketches (Ahle et al., SODA 2020), the map of PolynomialTreeSketch.
+"""The binary tree of degree-2 sketches (Ahle et al., SODA 2020): PolynomialTreeSketch's map.
 
 :class:`TreeMap` pads the degree to a power of two ``q``, sketches the
 ``q`` leaves (copies of the augmented input, and the unit vector ``e`` for
 the padding) and combines them pairwise, level by level, with Count Sketch
 products (``base="tensorsketch"``) or SRHT products
-(``base="tensorsrht"``). PolynomialTreeSketch is this map as an estimator;
-MaclaurinSketch uses it for the degrees of its expansion.
+(``base="tensorsrht"``). PolynomialTreeSketch is this map; MaclaurinSketch
+holds one for each degree of its expansion by default.
 """
 
 import numpy as np
@@ -15,52 +15,60 @@ import scipy.sparse as sp
 from ..utils._count_sketch import (
     count_sketch_hashed,
     count_sketch_rows,
+    count_sketch_tables,
     draw_hash_down,
     hash_down,
     hash_down_keys,
 )
-from ..utils._hadamard import fwht
+from ..utils._hadamard import fwht, hadamard_length
 from ..utils._hashing import (
     BUCKET_HASH_INDEPENDENCE,
     SIGN_HASH_INDEPENDENCE,
     draw_polynomial_hashes,
-    hash_to_buckets,
     hash_to_signs,
     polynomial_hash,
 )
-from ._common import (
-    PolynomialMap,
+from ._hadamard_blocks import (
     augmented_dense,
     block_coordinates,
     block_signs,
     n_augmented_features,
-    next_power_of_two,
     srht_width,
 )
+from ._polynomial_map import PolynomialMap
 
 
 class TreeMap(PolynomialMap):
     """The degree-``q`` tree of ``x' = [sqrt(gamma) x, sqrt(coef0)]`` and ``e``.
 
-    Reads the options ``base`` and ``buckets`` besides the sizes. Fitted
+    Takes the options ``base`` and ``buckets`` besides the sizes. Fitted
     attributes, as documented by PolynomialTreeSketch: ``n_leaves_``,
     ``sign_hashes_``, ``bucket_hashes_``, ``bucket_permutations_``,
     ``coordinates_`` and ``hash_down_``.
     """
 
-    def _layout(self):
-        self.n_leaves_ = next_power_of_two(self.degree)
+    fitted_names = (
+        "n_leaves_", "sign_hashes_", "bucket_hashes_", "bucket_permutations_",
+        "coordinates_", "hash_down_",
+    )
+
+    def __init__(self, n_components, degree, n_features, gamma=1.0, coef0=0.0,
+                 base="tensorsketch", buckets="permutation"):
+        super().__init__(n_components, degree, n_features, gamma, coef0)
+        self.base = base
+        self.buckets = buckets
+        self.n_leaves_ = hadamard_length(degree)
 
     def _n_inputs(self):
         """Number of node inputs: two per internal node, one for degree 1."""
         return max(2 * (self.n_leaves_ - 1), 1)
 
-    def _state_bytes(self, dtype):
+    def state_bytes(self, dtype):
         # Permutations (or coordinates) and their temporaries, signs.
         widest = max(self.n_components, self._input_size(0))
         return self._n_inputs() * (48 + np.dtype(dtype).itemsize) * widest
 
-    def _draw(self, random_state):
+    def draw(self, random_state, X=None):
         """Draw the randomness of every node input."""
         n_inputs = self._n_inputs()
         self.sign_hashes_ = draw_polynomial_hashes(
@@ -109,7 +117,7 @@ class TreeMap(PolynomialMap):
 
     def _n_leaf_keys(self):
         """Width of a leaf: x', plus the coordinate of ``e`` when padded."""
-        n_keys = n_augmented_features(self.n_features_in_, self.coef0)
+        n_keys = n_augmented_features(self.n_features, self.coef0)
         return n_keys + (1 if self.n_leaves_ > self.degree else 0)
 
     def _wide_leaves(self):
@@ -127,9 +135,9 @@ class TreeMap(PolynomialMap):
         """Hadamard length of node input ``t`` ("tensorsrht"): padded or hashed."""
         if self._is_leaf_input(t):
             return srht_width(self._n_leaf_keys(), self.n_components)[0]
-        return next_power_of_two(self.n_components)
+        return hadamard_length(self.n_components)
 
-    def _bytes_per_row(self, dtype):
+    def bytes_per_row(self, dtype):
         itemsize = np.dtype(dtype).itemsize
         D = self.n_components
         if self.base == "tensorsketch":
@@ -139,13 +147,13 @@ class TreeMap(PolynomialMap):
         # second buffer, at the leaves or above them, whichever is larger.
         hadamard = max(
             (2 * -(-D // size) + 1) * size
-            for size in (self._input_size(0), next_power_of_two(D))
+            for size in (self._input_size(0), hadamard_length(D))
         )
         return ((self.n_leaves_ // 2 + 3) * D + hadamard) * itemsize
 
     # -- transform -------------------------------------------------------
 
-    def _prepare_transform(self, X):
+    def prepare(self, X, n_jobs=1, n_chunks=1):
         dtype = X.dtype
         n_inputs = self.sign_hashes_.shape[0]
         if self.base == "tensorsketch":
@@ -154,7 +162,7 @@ class TreeMap(PolynomialMap):
             # entries than features; then the kernel hashes each stored entry
             # (O(nnz), whatever n_features is).
             tabulate = (
-                not self._wide_leaves() or not sp.issparse(X) or X.nnz >= self.n_features_in_
+                not self._wide_leaves() or not sp.issparse(X) or X.nnz >= self.n_features
             )
             leaves = [self._leaf_hashes(t, tabulate, dtype) for t in range(self.n_leaves_)]
             # Indexed by node input: a pair's entry at its first leaf.
@@ -180,18 +188,26 @@ class TreeMap(PolynomialMap):
         constant key), so sketching ``x'`` costs what sketching ``x`` costs.
         """
         keys = np.asarray(keys)
-        if self.bucket_permutations_ is not None and self.bucket_permutations_[t] is not None:
-            buckets = self.bucket_permutations_[t][keys].astype(np.intp)
-        else:
-            buckets = hash_to_buckets(
-                polynomial_hash(self.bucket_hashes_[t], keys), self.n_components
-            )
-        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
-        n_features = self.n_features_in_
+        buckets, signs = self._input_hashes(t, keys, dtype)
+        n_features = self.n_features
         signs[keys < n_features] *= dtype.type(np.sqrt(self.gamma))
         if self.coef0 > 0:
             signs[keys == n_features] *= dtype.type(np.sqrt(self.coef0))
         return buckets, signs
+
+    def _input_hashes(self, t, keys, dtype):
+        """Bucket and sign of ``keys`` for node input ``t``: by permutation or by hash."""
+        permutation = None
+        if self.bucket_permutations_ is not None:
+            permutation = self.bucket_permutations_[t]
+        if permutation is None:
+            buckets, signs = count_sketch_tables(
+                self.bucket_hashes_[t : t + 1], self.sign_hashes_[t : t + 1], keys,
+                self.n_components, dtype,
+            )
+            return buckets[0], signs[0]
+        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        return permutation[keys].astype(np.intp), signs
 
     def _leaf_hashes(self, t, tabulate, dtype):
         """Leaf input ``t``: ``(feature buckets, feature signs, extra buckets,
@@ -200,7 +216,7 @@ class TreeMap(PolynomialMap):
         The feature tables are None unless ``tabulate``: then the kernel
         hashes each stored entry with the leaf's polynomial hashes.
         """
-        n_features = self.n_features_in_
+        n_features = self.n_features
         extra = self._leaf_key_hashes(t, np.arange(n_features, self._n_leaf_keys()), dtype)
         if not tabulate:
             return (None, None) + extra
@@ -287,14 +303,7 @@ class TreeMap(PolynomialMap):
         For a node input whose buckets are a permutation, the inverse
         permutation is returned too: the Count Sketch is then a signed gather.
         """
-        keys = np.arange(self._input_width(t))
-        if self.bucket_permutations_ is not None:
-            buckets = self.bucket_permutations_[t].astype(np.intp)
-        else:
-            buckets = hash_to_buckets(
-                polynomial_hash(self.bucket_hashes_[t], keys), self.n_components
-            )
-        signs = hash_to_signs(polynomial_hash(self.sign_hashes_[t], keys), dtype)
+        buckets, signs = self._input_hashes(t, np.arange(self._input_width(t)), dtype)
         gather = None
         if self.bucket_permutations_ is not None:
             inverse = np.empty_like(buckets)
@@ -400,7 +409,7 @@ class TreeMap(PolynomialMap):
             return [next(sketches) * dtype.type(1.0 / np.sqrt(self.n_components))]
         return [self._combine(a, b) for a, b in zip(sketches, sketches)]
 
-    def _transform_chunk(self, X_chunk, out, state):
+    def transform_chunk(self, X_chunk, out, state):
         dtype = out.dtype
         # Level 1: pairs of leaves; then pairs of nodes, level by level.
         nodes = self._level_one_nodes(X_chunk, dtype, state)

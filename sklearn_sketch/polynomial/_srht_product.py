@@ -1,10 +1,10 @@
-"""The product of subsampled randomized Hadamard transforms, the map of TensorSRHT.
+"""The product of subsampled randomized Hadamard transforms: TensorSRHT's map.
 
-:class:`SRHTMap` draws, per degree, random signs and ``n_components``
+:class:`SRHTProductMap` draws, per degree, random signs and ``n_components``
 sampled coordinates of blocks of the Walsh-Hadamard transform of the
 augmented input (hashed down first when it is wide), and multiplies the
-degrees' samples (Ahle et al., 2020). TensorSRHT is this map as an
-estimator; MaclaurinSketch uses it for the degrees of its expansion.
+degrees' samples (Ahle et al., 2020). TensorSRHT is this map;
+MaclaurinSketch holds one for some degrees of its expansion.
 """
 
 import numpy as np
@@ -12,17 +12,17 @@ import numpy as np
 from ..utils._count_sketch import draw_hash_down
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ..utils._validation import kernel_array
-from ._common import (
-    PolynomialMap,
+from ._hadamard_blocks import (
     block_coordinates,
     block_signs,
     n_augmented_features,
     srht_inputs,
     srht_width,
 )
+from ._polynomial_map import PolynomialMap
 
 
-class SRHTMap(PolynomialMap):
+class SRHTProductMap(PolynomialMap):
     """TensorSRHT of ``x' = [sqrt(gamma) x, sqrt(coef0)]``, ``degree`` times.
 
     Fitted attributes: ``hadamard_size_``, ``sign_hashes_``,
@@ -30,21 +30,25 @@ class SRHTMap(PolynomialMap):
     down), as documented by TensorSRHT.
     """
 
-    def _layout(self):
-        self.hadamard_size_ = self._width()[0]
+    fitted_names = ("hadamard_size_", "sign_hashes_", "coordinates_", "hash_down_")
 
-    def _width(self):
-        """Hadamard length and whether the augmented input is hashed down to it."""
-        return srht_width(n_augmented_features(self.n_features_in_, self.coef0), self.n_components)
+    def __init__(self, n_components, degree, n_features, gamma=1.0, coef0=0.0):
+        super().__init__(n_components, degree, n_features, gamma, coef0)
+        # The Hadamard length, and whether the augmented input is hashed
+        # down to it.
+        self.hadamard_size_, self.hashed = srht_width(
+            n_augmented_features(n_features, coef0), n_components
+        )
+        self.n_blocks = -(-n_components // self.hadamard_size_)
 
-    def _state_bytes(self, dtype):
+    def state_bytes(self, dtype):
         # Coordinates and their sampling temporaries, block signs and the
         # temporaries of hashing them.
-        n_total = self._n_blocks() * self.hadamard_size_
+        n_total = self.n_blocks * self.hadamard_size_
         itemsize = np.dtype(dtype).itemsize
         return 16 * self.degree * self.n_components + (48 + self.degree * itemsize) * n_total
 
-    def _draw(self, random_state):
+    def draw(self, random_state, X=None):
         """Draw the signs, the sampled coordinates and the hash-down of every degree."""
         self.sign_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, SIGN_HASH_INDEPENDENCE
@@ -56,30 +60,25 @@ class SRHTMap(PolynomialMap):
             ]
         )
         self.hash_down_ = None
-        if self._width()[1]:
+        if self.hashed:
             self.hash_down_ = draw_hash_down(random_state, self.degree)
 
-    def _n_blocks(self):
-        return -(-self.n_components // self.hadamard_size_)
-
-    def _bytes_per_row(self, dtype):
+    def bytes_per_row(self, dtype):
         # The augmented row, one degree's transformed blocks and the product.
-        d, n_blocks = self.hadamard_size_, self._n_blocks()
+        d, n_blocks = self.hadamard_size_, self.n_blocks
         return (d * (n_blocks + 1) + 2 * self.n_components) * np.dtype(dtype).itemsize
 
-    def _prepare_transform(self, X):
-        dtype = X.dtype
+    def prepare(self, X, n_jobs=1, n_chunks=1):
+        """The block signs of every degree."""
         n_keys = self.hadamard_size_  # a hashed-down input fills its width
         if self.hash_down_ is None:
-            n_keys = n_augmented_features(self.n_features_in_, self.coef0)
+            n_keys = n_augmented_features(self.n_features, self.coef0)
         return [
-            block_signs(
-                self.sign_hashes_[j], self._n_blocks(), self.hadamard_size_, n_keys, dtype
-            )
+            block_signs(self.sign_hashes_[j], self.n_blocks, self.hadamard_size_, n_keys, X.dtype)
             for j in range(self.degree)
         ]
 
-    def _transform_chunk(self, X_chunk, out, signs):
+    def transform_chunk(self, X_chunk, out, signs):
         from ..utils._hadamard_kernels import srht_rows
 
         dtype = out.dtype

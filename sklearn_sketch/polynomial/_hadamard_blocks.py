@@ -1,44 +1,28 @@
-"""Pieces shared by the lower-variance polynomial-kernel sketches.
+"""The augmented input and the sampled, signed Hadamard blocks the SRHT maps share.
 
-``TensorSketch``, ``TensorSRHT``, ``ComplexToRealSketch`` and ``PolynomialTreeSketch`` all
-approximate ``(gamma <x, y> + coef0) ** degree`` through the homogeneous
-kernel ``<x', y'> ** degree`` of the augmented input
-``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). This module holds
-the mathematics they have in common: the dense augmented chunk, the
-hash-down of wide input, the sampled Hadamard coordinates, the random signs
-of Hadamard blocks, the complex helpers, and :class:`PolynomialMap`, the
-interface of a sketch's random map (``_tensor_sketch_map``,
-``_tensor_srht_map``, ``_tree_map``). The estimator plumbing is in
-``_base``; the Count Sketch of CSR rows and the fast Walsh-Hadamard
-transform, which the RBF features share, are in ``utils``.
-
-The hashes they draw (polynomial hashes over ``2**61 - 1``) and the
-independence of their signs and buckets (``SIGN_HASH_INDEPENDENCE``,
-``BUCKET_HASH_INDEPENDENCE``) are defined in ``utils._hashing``, the home of
-every hash family. What stays here are applications of that family to these
-sketches: :func:`block_signs`, which keys a polynomial hash by
-(block, coordinate) and maps it to real or complex unit signs.
+Every polynomial map sketches ``(gamma <x, y> + coef0) ** degree`` through the
+homogeneous kernel ``<x', y'> ** degree`` of the augmented input
+``x' = [sqrt(gamma) x, sqrt(coef0)]`` (Pham & Pagh 2013). The maps built on
+subsampled randomized Hadamard transforms (TensorSRHT's product, the tree's
+``tensorsrht`` nodes, the complex projections) share the dense augmented
+rows, the hash-down of wide input, the sampled Hadamard coordinates and the
+random signs of Hadamard blocks, which this module holds. The signs come
+from the polynomial hashes of ``utils._hashing``, the home of every hash
+family; the Count Sketch and the Walsh-Hadamard transform are in ``utils``.
 """
 
 import itertools
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from ..utils._count_sketch import hash_down
-from ..utils._hashing import (
-    polynomial_hash,
-)
+from ..utils._hadamard import hadamard_length
+from ..utils._hashing import polynomial_hash
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
-_UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
-_UNIT_IMAG = np.array([0.0, 1.0, 0.0, -1.0])
-
-
-def next_power_of_two(n):
-    """The smallest power of two >= ``n`` (1 for ``n <= 1``)."""
-    return 1 << max(int(n) - 1, 0).bit_length()
+UNIT_REAL = np.array([1.0, 0.0, -1.0, 0.0])
+UNIT_IMAG = np.array([0.0, 1.0, 0.0, -1.0])
 
 
 def n_augmented_features(n_features, coef0):
@@ -99,15 +83,15 @@ def srht_width(n_keys, n_samples):
     Returns
     -------
     width : int
-        ``next_power_of_two(n_keys)`` when that is at most
-        ``cap = max(MIN_HASHED_WIDTH, next_power_of_two(n_samples))``
+        ``hadamard_length(n_keys)`` when that is at most
+        ``cap = max(MIN_HASHED_WIDTH, hadamard_length(n_samples))``
         (the exact SRHT of the padded input), else ``cap``.
     hashed : bool
         Whether the input is wider than ``cap`` and must be hashed down to
         ``width`` coordinates by a Count Sketch first.
     """
-    padded = next_power_of_two(n_keys)
-    cap = max(MIN_HASHED_WIDTH, next_power_of_two(n_samples))
+    padded = hadamard_length(n_keys)
+    cap = max(MIN_HASHED_WIDTH, hadamard_length(n_samples))
     if padded <= cap:
         return padded, False
     return cap, True
@@ -171,67 +155,7 @@ def block_signs(coefficients, n_blocks, block_size, n_keys, dtype, complex_signs
     signs = np.zeros((n_blocks, block_size), dtype=result_dtype)
     if complex_signs:
         code = (values & np.uint64(3)).astype(np.intp)
-        signs[:, :n_keys] = _UNIT_REAL[code] + 1j * _UNIT_IMAG[code]
+        signs[:, :n_keys] = UNIT_REAL[code] + 1j * UNIT_IMAG[code]
     else:
         signs[:, :n_keys] = 1.0 - 2.0 * (values & np.uint64(1)).astype(np.float64)
     return signs
-
-
-def complex_dtype(dtype):
-    """complex64 for float32, complex128 for float64."""
-    return np.result_type(dtype, np.complex64)
-
-
-def complex_to_real(Z, out, scale):
-    """Write ``scale * [Re Z, Im Z]`` into ``out`` truncated to its width.
-
-    With ``m = Z.shape[1]`` complex features and ``out.shape[1]`` either
-    ``2 m`` or ``2 m - 1``: for an odd output width the imaginary part of
-    the last complex feature is dropped. That keeps the estimate unbiased
-    (for products of complex Rademacher-type factors ``E[Re a Re b] =
-    Re E[a conj(b)] / 2``, because ``E[a b] = 0``), so an odd
-    ``n_components`` wastes nothing.
-    """
-    m = Z.shape[1]
-    np.multiply(Z.real, scale, out=out[:, :m])
-    n_imag = out.shape[1] - m
-    np.multiply(Z.imag[:, :n_imag], scale, out=out[:, m:])
-    return out
-
-
-class PolynomialMap:
-    """The random map of a polynomial sketch, apart from the estimator plumbing.
-
-    A subclass computes its structure from the attributes ``n_components``,
-    ``degree``, ``gamma``, ``coef0`` and ``n_features_in_`` (``_layout``),
-    states the bytes of what it draws (``_state_bytes``), draws it
-    (``_draw``) and transforms chunks (``_bytes_per_row``,
-    ``_prepare_transform``, ``_transform_chunk``). The estimator of the
-    same name mixes the map with the estimator base; MaclaurinSketch holds
-    bare maps, one per degree of its expansion (:meth:`drawn`).
-    """
-
-    def _layout(self):
-        """Set the structure attributes that depend on the sizes only."""
-
-    def _state_bytes(self, dtype):
-        """Bytes of what ``_draw`` and ``_prepare_transform`` allocate."""
-        return 0
-
-    @classmethod
-    def drawn(cls, n_components, degree, n_features, random_state, **params):
-        """A map drawn for ``n_features`` inputs, outside any estimator.
-
-        ``params`` sets ``gamma`` and ``coef0`` (default 1 and 0, the
-        homogeneous kernel ``<x, y> ** degree``) and the options of the map.
-        The draws are those of the estimator fitted with the same
-        parameters and ``random_state``.
-        """
-        sketch = cls.__new__(cls)
-        vars(sketch).update(
-            {"gamma": 1.0, "coef0": 0.0, **params},
-            n_components=n_components, degree=degree, n_features_in_=n_features,
-        )
-        sketch._layout()
-        sketch._draw(check_random_state(random_state))
-        return sketch

@@ -1,0 +1,66 @@
+"""What every map of the polynomial kernel ``(gamma <x, y> + coef0) ** degree`` shares.
+
+:class:`PolynomialMap` holds the kernel's sizes and parameters, names them
+in the size check's message and checks a transformed chunk for overflow;
+``POLYNOMIAL_PARAMETER_CONSTRAINTS`` are the estimators' constraints on the
+same parameters.
+"""
+
+from numbers import Real
+
+import numpy as np
+
+from .._base import all_finite
+from .._map import SketchMap
+from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+
+POLYNOMIAL_PARAMETER_CONSTRAINTS = {
+    "n_components": [positive_int()],
+    "degree": [positive_int()],
+    "gamma": [StrictInterval(Real, 0, None, closed="neither")],
+    "coef0": [StrictInterval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS_CONSTRAINT,
+}
+
+
+class PolynomialMap(SketchMap):
+    """A random map of ``(gamma <x, y> + coef0) ** degree`` with ``n_components`` features.
+
+    Subclasses name their fitted attributes in ``fitted_names``; the drawn
+    values live on the map itself, so that a map held by another (the
+    blocks of MaclaurinSketch) carries them too.
+    """
+
+    #: Names of the public fitted attributes the map sets (ending in ``_``).
+    fitted_names = ()
+
+    def __init__(self, n_components, degree, n_features, gamma=1.0, coef0=0.0):
+        self.n_components = n_components
+        self.degree = degree
+        self.n_features = n_features
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.n_output = n_components
+
+    def state_bytes(self, dtype):
+        return 0
+
+    def size_description(self):
+        return (
+            f"n_components={self.n_components} and degree={self.degree} "
+            "(its random state and the transform of one row)"
+        )
+
+    def fitted_attributes(self):
+        return {name: getattr(self, name) for name in self.fitted_names}
+
+    def check_chunk(self, X_chunk, out):
+        # With assume_finite=True the input was not checked: a NaN or an
+        # infinity that came in goes out as it is, and is no overflow.
+        if not np.isfinite(out).all() and all_finite(X_chunk):
+            raise self.overflow_error(
+                out.dtype, f"the input values raised to degree={self.degree}",
+                "Scale the input down (for example with "
+                "sklearn.preprocessing.Normalizer), or lower degree, gamma or coef0",
+            )
