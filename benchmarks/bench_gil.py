@@ -18,6 +18,7 @@ import argparse
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 
 # The script's folder; importing it puts this source tree first on sys.path.
 from _bench import in_cache_sines, median_speedup
@@ -56,7 +57,7 @@ def calls():
 
     def transform(estimator, X):
         def make():
-            fitted = estimator.__class__(**estimator.get_params()).fit(X)
+            fitted = clone(estimator).fit(X)
             X_own = X.copy()
             fitted.transform(X_own[:10])  # compiles (or loads) the kernels first
             return lambda: fitted.transform(X_own)
