@@ -35,8 +35,9 @@ import sklearn_sketch
 
 
 def _estimators():
-    names = sorted(name for name in sklearn_sketch.__all__ if name != "__version__")
-    classes = {name: getattr(sklearn_sketch, name) for name in names}
+    # The public names hold functions too (show_versions): the classes only.
+    public = {name: getattr(sklearn_sketch, name) for name in sorted(sklearn_sketch.__all__)}
+    classes = {name: obj for name, obj in public.items() if isinstance(obj, type)}
     return {**classes, "Nystroem": Nystroem, "RBFSampler": RBFSampler}
 
 

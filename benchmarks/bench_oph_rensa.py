@@ -22,12 +22,14 @@ with ``2**31`` columns and few nonzeros, which should be that of its
 nonzeros.
 
 With ``--phases`` it prints instead where one thread's time goes in the
-transform (best thread CPU time of each part, called as the transform calls
-it on the whole input): input validation, the entries' hash values, the one
-pass from the entries to the output's codes (bin minima, densification,
-b-bit codes), the constant values, the first writes to new pages for an output of
-that size (what a transform pays when the allocator hands it fresh memory),
-the CSR construction, and the whole transform.
+transform, as public configurations of it beside the whole (best thread
+CPU time of each): without the scan for NaN (``assume_finite=True``),
+without the code hashes (``b_bits=None``), with one hash instead of ``k``
+(the pass over the entries, hashing them, with almost no output), and a
+single row (the fixed cost of a call); and, for scale, what NumPy and SciPy
+take for parts of an output of that size: the first writes to new pages
+(what a transform pays when the allocator hands it fresh memory), the
+constant values, the CSR construction.
 
 The timed functions run in turn within each repeat (so that load on the
 machine hits all of them alike); the table gives the best of the repeats
@@ -56,25 +58,26 @@ from sklearn_sketch.datasets import fetch_sector
 
 
 def phases(X, k, repeats):
-    """Thread CPU time of each part of the resemblance transform, one thread."""
-    from sklearn_sketch.minwise import _positions
-    from sklearn_sketch.minwise._one_hot import block_starts
-    from sklearn_sketch.utils._hashing import minwise_hashes
-    from sklearn_sketch.utils._validation import validate_features
+    """Thread CPU time of public configurations of the resemblance transform, one thread."""
+    import sklearn
 
-    hasher = CoREHasher(k, kernel="resemblance", hashing="oph", random_state=0).fit(X[:1])
-    hasher.transform(X[:10])
-    tables = _positions.densification_tables(hasher.probe_coefficients_, k)
+    def fitted(n_components=k, **params):
+        hasher = CoREHasher(
+            n_components, kernel="resemblance", hashing="oph", random_state=0, **params
+        ).fit(X[:1])
+        hasher.transform(X[:10])  # compiles (or loads) the kernels first
+        return hasher
+
+    hasher, one_bin, locations = fitted(), fitted(1), fitted(b_bits=None)
+    first_row = X[:1]
     codes = np.empty((X.shape[0], k), dtype=np.int32)
     values = np.empty((X.shape[0], k), dtype=X.dtype)
     indptr = np.arange(0, codes.size + 1, k, dtype=np.int32)
     fresh = []
 
-    def one_pass():
-        _positions.oph_codes(
-            X.indices, X.indptr, hasher.hash_coefficients_[0], tables,
-            hasher.bucket_coefficients_, 8, X.shape[1], block_starts(k, 256), codes,
-        )
+    def unchecked():
+        with sklearn.config_context(assume_finite=True):
+            return hasher.transform(X)
 
     def constant_values():
         values[:] = 1.0 / np.sqrt(k)
@@ -86,25 +89,27 @@ def phases(X, k, repeats):
         fresh.append(np.full(values.shape, 0.5, dtype=values.dtype))
 
     parts = {
-        "validation (validate_features)": lambda: validate_features(
-            hasher, X, reset=False
+        "whole transform": lambda: hasher.transform(X),
+        "  under assume_finite=True (no scan for NaN)": unchecked,
+        "  b_bits=None (the locations, no code hashes)": lambda: locations.transform(X),
+        f"  n_components=1 (the entries' pass, 1 code a row, not {k})": (
+            lambda: one_bin.transform(X)
         ),
-        "hash values of the entries": lambda: minwise_hashes(
-            hasher.hash_coefficients_[:1], X.indices
-        ),
-        "bins, densification, codes (one pass)": one_pass,
-        "constant values": constant_values,
-        "fresh output pages: write n x k codes, values": fresh_output,
-        "CSR construction": lambda: sp.csr_matrix(
+        "  one row (what a call costs whatever its rows)": lambda: hasher.transform(first_row),
+        "NumPy: fresh output pages, write n x k codes, values": fresh_output,
+        "NumPy: constant values, n x k": constant_values,
+        "SciPy: CSR construction of the output": lambda: sp.csr_matrix(
             (values.ravel(), codes.ravel(), indptr), shape=(X.shape[0], k * 256)
         ),
-        "whole transform": lambda: hasher.transform(X),
     }
     times = best_times(parts, repeats, clock="thread")
-    print(f"Parts of the transform, one thread, best thread CPU time of {repeats}:")
-    print_table("part", times, clock="thread", unit="ms")
-    print("(the one pass writes into the same arrays at every repeat; the transform's"
-          "\n output is new memory, whose first writes cost the fresh pages' row)")
+    print(f"Resemblance transform (oph, k={k}) in public configurations, and what "
+          f"NumPy and SciPy\ntake for parts of its output; one thread, best thread "
+          f"CPU time of {repeats}:")
+    print_table("configuration", times, "whole transform", clock="thread", unit="ms")
+    whole, entries = times["whole transform"], times[list(parts)[3]]
+    print(f"(whole minus n_components=1: {(whole - entries) * 1e3:.2f} ms of work per "
+          f"(row, hash): bins, densification, codes and the output's {k} columns a row)")
 
 
 def main():

@@ -2,14 +2,15 @@
 
 Ioffe's ICWS hashes every stored entry with every one of its ``k`` hashes,
 ``O(nnz k)``, where CoREHasher's one-permutation hashing costs
-``O(nnz + k)`` (MinMaxHasher's DartMinHash ``O(nnz + k log k)``). Bin-wise CWS (Li, Li and Zhang, NeurIPS 2019) carries OPH
-over to weighted data: one hash splits the features into ``k`` bins, every
-feature has one set of ICWS variables, the sample of a bin is the ICWS
-sample of the row restricted to it, and empty bins borrow by optimal
-densification. This script builds it from the package's own pieces (the
-bins and densification of ``minwise._positions``; the ICWS variables are
-generated here) as a subclass of MinMaxHasher, and measures what it would
-give:
+``O(nnz + k)`` (MinMaxHasher's DartMinHash ``O(nnz + k log k)``). Bin-wise
+CWS (Li, Li and Zhang, NeurIPS 2019) carries OPH over to weighted data: one
+hash splits the features into ``k`` bins, every feature has one set of ICWS
+variables, the sample of a bin is the ICWS sample of the row restricted to
+it, and empty bins borrow by optimal densification. This script builds it
+on its own, with the public interface of MinMaxHasher (a compiled loop over
+rows; SplitMix64 hashes of the features for the bins and the ICWS
+variables; random probe sequences for the densification), and measures
+what it would give:
 
 1. Speed: the transform of 20 Newsgroups train (11314 x 130107 counts, k =
    128) against MinMaxHasher (DartMinHash) and CoREHasher (OPH, type 1), in
@@ -32,14 +33,17 @@ Usage::
 """
 
 import argparse
-import sys
 import time
 
+import numba
 import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, check_non_negative
 
 # The script's folder; importing it puts this source tree first on sys.path.
 from _bench import median_times, print_table
@@ -47,152 +51,160 @@ from _bench import median_times, print_table
 from sklearn_sketch import CoREHasher, MinMaxHasher
 from sklearn_sketch.datasets import fetch_20newsgroups_counts, fetch_sector
 from sklearn_sketch.metrics import min_max_kernel
-from sklearn_sketch.minwise._dart_codes import DartCodesMap
 
-# The scheme is built from the package's own bins, densification and hashes.
-from sklearn_sketch.minwise._positions import (
-    MAX_CHUNK_NNZ,
-    PROBE_HASH_INDEPENDENCE,
-    binned_positions,
-    densification_tables,
-    nnz_chunks,
-)
-from sklearn_sketch.utils._hashing import (
-    draw_multiply_shift,
-    draw_polynomial_hashes,
-    minwise_hashes,
-    mix64,
-    splitmix64,
-)
+# Densification probes per empty bin before the circular fallback.
+MAX_PROBES = 256
 
-# Rows hashed at once, as the bytes of their (k x rows) uint64 table of bin
-# minima: near the size of a core's L2 cache.
-OPH_TABLE_BYTES = 2 * 2**20
-
-# Halves of a uint64 key seen as two uint32: (low, high) on a little-endian
-# machine.
-_HIGH_HALF = 1 if sys.byteorder == "little" else 0
+# SplitMix64 (Steele, Lea and Flood 2014): output n of the stream of seed s
+# is mix64(s + (n + 1) * golden_gamma).
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LOW_HALF = np.uint64(0xFFFFFFFF)
+_U27, _U30, _U31, _U32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
 
 
-def icws_variables(seed, features):
-    """Ioffe's variables of one hash: ``r, c ~ Gamma(2, 1)`` (``ln c``), ``beta ~ U[0, 1)``.
+@numba.njit(nogil=True, cache=False)
+def _mix64(z):
+    z = (z ^ (z >> _U30)) * _M1
+    z = (z ^ (z >> _U27)) * _M2
+    return z ^ (z >> _U31)
 
-    Feature ``i`` takes output ``i`` of three SplitMix64 streams of
-    ``seed``; ``r`` and ``c`` are ``-ln(u v)`` of the uniforms ``(h + 1/2)
-    2**-32`` of the two halves ``h`` of a word, ``beta`` the low half of the
-    third word over ``2**32``.
+
+@numba.njit(nogil=True, cache=False)
+def _gamma2(word):
+    """``-ln(u v)``, Gamma(2, 1), of the uniforms ``(h + 1/2) 2**-32`` of a word's halves."""
+    low = (np.float64(word & _LOW_HALF) + 0.5) * 2.0**-32
+    high = (np.float64(word >> _U32) + 0.5) * 2.0**-32
+    return -np.log(low * high)
+
+
+@numba.njit(nogil=True, cache=False)
+def _icws_key(feature, log_x, seeds):
+    """Ioffe's ``ln a`` of one entry; the bin's sample is its entry of least ``ln a``.
+
+    ``r, c ~ Gamma(2, 1)``, ``beta ~ U[0, 1)`` of the feature (outputs of
+    three streams); ``t = floor(ln x / r + beta)``, ``ln a = ln c - r (t -
+    beta) - r``.
     """
-    counters = (np.asarray(features).astype(np.uint64) + np.uint64(1)) * np.uint64(
-        0x9E3779B97F4A7C15
-    )
-    stream_seeds = splitmix64(seed, np.arange(1, 4, dtype=np.uint64))
-    words = [mix64(counters + stream_seeds[s]) for s in range(3)]
-
-    def minus_log_product(word):
-        halves = word.reshape(-1).view(np.uint32).astype(np.float64).reshape(-1, 2) + 0.5
-        return -np.log(halves[:, 0] * halves[:, 1] * 2.0**-64)
-
-    beta = (words[2] & np.uint64(0xFFFFFFFF)).astype(np.float64) * 2.0**-32
-    return minus_log_product(words[0]), np.log(minus_log_product(words[1])), beta
+    counter = (feature + np.uint64(1)) * _GOLDEN_GAMMA
+    r = _gamma2(_mix64(counter + seeds[0]))
+    ln_c = np.log(_gamma2(_mix64(counter + seeds[1])))
+    beta = np.float64(_mix64(counter + seeds[2]) & _LOW_HALF) * 2.0**-32
+    y = log_x / r + beta
+    return ln_c - r * (np.floor(y) - beta) - r
 
 
-def positions_by_chunks(indices, data, indptr, n_columns, fill, max_rows=None):
-    """Sample positions of the nonempty rows of a CSR matrix, chunk by chunk.
+@numba.njit(nogil=True, cache=False)
+def _densified(sample, probes, j):
+    """The sample of bin ``j``: its own, else that of the first filled bin it probes."""
+    if sample[j] >= 0:
+        return sample[j]
+    for t in range(probes.shape[1]):
+        if sample[probes[j, t]] >= 0:
+            return sample[probes[j, t]]
+    k = sample.size
+    for step in range(1, k):
+        if sample[(j + step) % k] >= 0:
+            return sample[(j + step) % k]
+    return -1
 
-    ``fill(indices, data, indptr, out=out)`` writes the positions within one
-    chunk (``indptr[0] == 0``) into ``out``; they are offset here to
-    positions in ``indices``.
+
+@numba.njit(nogil=True, cache=False)
+def _bin_wise_rows(indices, data, indptr, seeds, probes, out):
+    """The sampled feature of every bin of every nonempty row, into ``out``."""
+    k = out.shape[1]
+    best = np.empty(k)
+    sample = np.empty(k, dtype=np.int64)
+    row_out = 0
+    for row in range(indptr.size - 1):
+        if indptr[row] == indptr[row + 1]:
+            continue
+        best[:] = np.inf
+        sample[:] = -1
+        for p in range(indptr[row], indptr[row + 1]):
+            feature = np.uint64(indices[p])
+            bin_hash = _mix64(feature * _GOLDEN_GAMMA + seeds[3]) >> _U32
+            j = (bin_hash * np.uint64(k)) >> _U32
+            key = _icws_key(feature, np.log(data[p]), seeds)
+            if key < best[j]:
+                best[j] = key
+                sample[j] = indices[p]
+        for j in range(k):
+            out[row_out, j] = _densified(sample, probes, j)
+        row_out += 1
+
+
+def _uniform_words(random_state, shape):
+    """Uniform 64-bit words (uint64), each from two 32-bit draws."""
+    halves = random_state.randint(0, 2**32, size=(*np.atleast_1d(shape), 2))
+    halves = halves.astype(np.uint64)
+    return (halves[..., 0] << _U32) | halves[..., 1]
+
+
+class BinWiseMinMaxHasher(TransformerMixin, BaseEstimator):
+    """Bin-wise CWS features, in the output format of MinMaxHasher.
+
+    A 0-bit scheme (it draws the coordinates only): ``codes="0bit"``. The
+    output row has one block per bin with a single nonzero ``1 / sqrt(k)``
+    at the b-bit code of the bin's sampled feature (``b_bits=None``: the
+    feature itself, blocks ``n_features_in_`` wide); all-zero rows stay
+    empty.
     """
-    nonempty_before = np.concatenate([[0], np.cumsum(np.diff(indptr) > 0)])
-    positions = np.empty((nonempty_before[-1], n_columns), dtype=np.int64)
-    for start, stop in nnz_chunks(indptr, MAX_CHUNK_NNZ, max_rows):
-        first, last = indptr[start], indptr[stop]
-        chunk = positions[nonempty_before[start] : nonempty_before[stop]]
-        fill(
-            indices[first:last], data[first:last], indptr[start : stop + 1] - first,
-            out=chunk,
-        )
-        chunk += first
-    return positions
 
+    def __init__(self, n_components=256, *, b_bits=8, codes="0bit", random_state=None):
+        self.n_components = n_components
+        self.b_bits = b_bits
+        self.codes = codes
+        self.random_state = random_state
 
-def packed_keys(high, low):
-    """uint64 keys of two uint32 arrays: ``high`` in the high bits, ``low`` below."""
-    keys = np.empty(np.shape(high), dtype=np.uint64)
-    halves = keys.view(np.uint32)
-    halves[_HIGH_HALF::2] = high
-    halves[1 - _HIGH_HALF :: 2] = low
-    return keys
-
-
-class BinWiseMinMaxHasher(MinMaxHasher):
-    """MinMaxHasher whose samples are bin-wise CWS (one ICWS per bin).
-
-    A 0-bit scheme (it draws the coordinates only): ``codes="0bit"``.
-    """
-
-    def _make_map(self, X):
+    def fit(self, X, y=None):
+        """Draw the hashes' keys, the probe sequences and the code hashes."""
         if self.codes != "0bit":
             raise ValueError("BinWiseMinMaxHasher draws coordinates only: codes='0bit'.")
-        return BinWiseCodesMap(
-            None if self.random_state is None else self.random_state + 1,
-            self.n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
-            kernel=self.kernel,
-        )
-
-
-class BinWiseCodesMap(DartCodesMap):
-    """MinMaxHasher's map with the bins' ICWS samples in place of the darts."""
-
-    def __init__(self, bin_seed, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.bin_seed = bin_seed
-
-    def draw(self, random_state, X):
-        super().draw(random_state, X)
-        random_state = check_random_state(self.bin_seed)
-        self.bin_hash = draw_multiply_shift(random_state, 1)[0]
-        self.probe_coefficients = draw_polynomial_hashes(
-            random_state, 1, PROBE_HASH_INDEPENDENCE
-        )[0]
-
-    def fitted_attributes(self):
-        return {
-            **super().fitted_attributes(),
-            "bin_hash_": self.bin_hash,
-            "probe_coefficients_": self.probe_coefficients,
-        }
-
-    def positions(self, keys, weights, indptr):
+        X = self._validated(X, reset=True)
         k = self.n_components
-        tables = densification_tables(self.probe_coefficients, k)
+        random_state = check_random_state(self.random_state)
+        self.seeds_ = _uniform_words(random_state, 4)
+        self.probes_ = random_state.randint(0, k, size=(k, min(k, MAX_PROBES)))
+        self.code_coefficients_ = _uniform_words(random_state, (k, 2))
+        return self
 
-        def fill(features, data, chunk_indptr, out):
-            bin_hashes = minwise_hashes(self.bin_hash[None], features)[0]
-            sort_keys = self._sort_keys(features, data, chunk_indptr)
-            out[...] = binned_positions(bin_hashes, sort_keys, chunk_indptr, tables)
+    def _validated(self, X, reset):
+        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = sp.csr_matrix(X)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        check_non_negative(X, "BinWiseMinMaxHasher")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, not {self.n_features_in_}.")
+        return X
 
-        return positions_by_chunks(
-            keys, weights, indptr, k, fill, max_rows=max(1, OPH_TABLE_BYTES // (8 * k))
+    def transform(self, X):
+        """One b-bit code (or feature) per bin and nonempty row, as sparse features."""
+        check_is_fitted(self)
+        X = self._validated(X, reset=False)
+        k = self.n_components
+        lengths = np.diff(X.indptr)
+        features = np.empty((np.count_nonzero(lengths), k), dtype=np.int64)
+        _bin_wise_rows(
+            X.indices.astype(np.int64), X.data.astype(np.float64),
+            X.indptr.astype(np.int64), self.seeds_, self.probes_, features,
         )
+        width = self.n_features_in_ if self.b_bits is None else 2**self.b_bits
+        codes = features if self.b_bits is None else self._bbit_codes(features)
+        codes += np.arange(k) * width
+        indptr = np.concatenate([[0], np.cumsum(np.where(lengths > 0, k, 0))])
+        values = np.full(codes.size, 1.0 / np.sqrt(k), dtype=X.dtype)
+        return sp.csr_matrix((values, codes.ravel(), indptr), shape=(X.shape[0], k * width))
 
-    def _sort_keys(self, features, data, indptr):
-        """ICWS ``ln a`` of every entry (one hash), minus its row's largest ``ln x``.
-
-        Compared as float32, order-preserving in the high 32 bits; the
-        entry's position in the low ones.
-        """
-        lengths = np.diff(indptr)
-        log_x = np.log(data)
-        peaks = np.maximum.reduceat(log_x, indptr[:-1][lengths > 0])
-        ln_a = np.repeat(peaks, lengths[lengths > 0]) - log_x
-        r, ln_c, beta = (v.astype(data.dtype) for v in icws_variables(self.hash_seed, features))
-        y = log_x / r + beta
-        ln_a += (y - np.floor(y)) * r + ln_c - r
-        bits = ln_a.astype(np.float32).view(np.int32)
-        bits ^= (bits >> 31) & np.int32(0x7FFFFFFF)
-        ordered = bits.view(np.uint32) ^ np.uint32(0x80000000)
-        return packed_keys(ordered, np.arange(ordered.size, dtype=np.uint32))
+    def _bbit_codes(self, features):
+        """Multiply-add-shift ``((a_j f + b_j) mod 2**64) >> (64 - b)`` of bin ``j``'s feature."""
+        a, b = self.code_coefficients_.T
+        codes = features.astype(np.uint64) * a + b
+        return (codes >> np.uint64(64 - self.b_bits)).astype(np.int64)
 
 
 def speed(data_home, repeats):
@@ -207,6 +219,7 @@ def speed(data_home, repeats):
     }
     for model in models.values():
         model.fit(X)
+        model.transform(X[:10])  # compiles (or loads) the kernels before timing
     functions = {name: (lambda m=m: m.transform(X)) for name, m in models.items()}
     clock = ("wall", "cpu")
     times = median_times(functions, repeats, clock)

@@ -33,14 +33,34 @@ from _bench import default_data_home
 from sklearn_sketch import TensorSketch
 from sklearn_sketch.datasets import fetch_mnist
 
-# The model's SRHT nodes use the package's own Hadamard transform.
-from sklearn_sketch.utils._hadamard import fwht
-from sklearn_sketch.utils._hadamard import hadamard_length as next_power_of_two
-
 COMBINATIONS = [
     ("cs", "cs"), ("perm", "perm"), ("srht", "srht"),
     ("srht", "perm"), ("perm", "srht"), ("cs", "srht"), ("srht", "cs"),
 ]
+
+
+def next_power_of_two(n):
+    """The smallest power of two >= ``n`` (1 for ``n <= 1``)."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def fwht(U):
+    """``U @ H`` along the last axis, ``H`` the Sylvester-ordered +-1 Hadamard matrix.
+
+    The butterflies ``(a + b, a - b)`` of spans 1, 2, ..., d / 2, each level
+    one vectorized pass over all rows.
+    """
+    d = U.shape[-1]
+    U = np.array(U, dtype=np.float64)
+    half = 1
+    while half < d:
+        pairs = U.reshape(*U.shape[:-1], d // (2 * half), 2, half)
+        a, b = pairs[..., 0, :].copy(), pairs[..., 1, :]
+        pairs[..., 0, :] += b
+        a -= b
+        pairs[..., 1, :] = a
+        half *= 2
+    return U
 
 
 def degree_one_sketch(kind, U, D, rng):
