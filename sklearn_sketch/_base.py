@@ -115,11 +115,10 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def partial_fit(self, X, y=None):
         """Fit on a batch of training data.
 
-        A sketch drawn from the number of features alone fits on the first
-        batch, and checks the number of features of later ones. A sketch
-        that reads its training rows (KernelJL) updates its model with every
-        batch, as its Notes describe; ``partial_fit`` after ``fit`` then
-        starts afresh.
+        Most sketches fit on the first batch, as ``fit`` does, and check the
+        number of features of later ones. A sketch that keeps a sample of
+        its training rows (KernelJL) updates it with every batch, as its
+        Notes describe; ``partial_fit`` after ``fit`` then starts afresh.
 
         Parameters
         ----------

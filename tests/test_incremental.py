@@ -70,7 +70,7 @@ def test_reservoir_chi_square_detects_a_biased_sampler():
     assert chi_square_uniform_inclusion(counts, n_trials, n_reservoir / n_items) < 1e-6
 
 
-@pytest.mark.parametrize("first_sparse", [False, True], ids=["dense-first", "sparse-first"])
+@pytest.mark.parametrize("first_sparse", [False, True], ids=["dense", "sparse"])
 def test_row_reservoir_keeps_the_rows_of_its_slots_in_stream_order(first_sparse):
     # The rows are those of the slots reservoir_update fills, in stream
     # order, in the format and dtype of the first batch whatever the others.
@@ -87,7 +87,8 @@ def test_row_reservoir_keeps_the_rows_of_its_slots_in_stream_order(first_sparse)
     assert reservoir.n_seen == 40
     # A slot is a position in the rows: a batch's new rows replace those of
     # its slots and go after the rows kept, in batch order.
-    expected, n_seen, random_state = np.empty(0, dtype=np.int64), 0, np.random.RandomState(1)
+    expected, n_seen = np.empty(0, dtype=np.int64), 0
+    random_state = np.random.RandomState(1)
     for n_batch in batches:
         slots, items = reservoir_update(n_seen, 10, n_batch, random_state)
         kept = np.delete(expected, slots[slots < expected.size])

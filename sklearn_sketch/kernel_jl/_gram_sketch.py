@@ -233,8 +233,6 @@ class GramSketchMap(SketchMap):
 
     def prepare(self, X, n_jobs, n_chunks):
         """What every chunk of one ``transform`` call reads."""
-        # Threads share the work across row chunks when there are several;
-        # otherwise pairwise_kernels shares one chunk's kernel block.
         components, dtype = self.components, X.dtype
         upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
         if upcast:
@@ -248,6 +246,8 @@ class GramSketchMap(SketchMap):
             offset=self.offset.astype(dtype, copy=False),
             components=components,
             upcast=upcast,
+            # Threads share the work across row chunks when there are
+            # several; otherwise pairwise_kernels shares one chunk's block.
             n_jobs=n_jobs if n_chunks == 1 else None,
         )
 
@@ -295,15 +295,14 @@ class StreamedGramSketchMap(GramSketchMap):
 
     def __init__(self, X, params):
         self._read_parameters(X, params)
-        # The stream's length is unknown: every slot is counted.
-        self.n_subsample = params["n_subsample"]
+        # The stream's length is unknown: the size check counts every slot.
+        # After each batch, n_subsample is the number of rows held.
+        self.n_slots = self.n_subsample = params["n_subsample"]
 
     def draw(self, random_state, X):
         """Draw ``Z`` for every slot, and take the first batch ``X``."""
-        self.gaussian = random_state.standard_normal(
-            size=(self.n_output, self.n_subsample)
-        )
-        self.reservoir = RowReservoir(self.n_subsample, X[:0], random_state)
+        self.gaussian = random_state.standard_normal(size=(self.n_output, self.n_slots))
+        self.reservoir = RowReservoir(self.n_slots, X[:0], random_state)
         self._offer(X, first=True)
 
     def partial_fit(self, X):

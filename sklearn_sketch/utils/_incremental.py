@@ -55,7 +55,7 @@ def reservoir_update(n_seen, n_reservoir, n_batch, random_state):
 
 
 class RowReservoir:
-    """A uniform sample of ``n_slots`` rows of a stream of batches, kept in stream order.
+    """A uniform sample of ``n_slots`` rows of a stream of batches, in stream order.
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ class RowReservoir:
         self.random_state = random_state
 
     def offer(self, X):
-        """Offer the rows of ``X`` (Algorithm R, vectorized); whether any slot was (re)filled."""
+        """Offer the rows of ``X`` (Algorithm R); whether any slot was (re)filled."""
         slots, items = reservoir_update(
             self.n_seen, self.n_slots, X.shape[0], self.random_state
         )
