@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._map import SketchMap, fit_bytes
@@ -90,8 +91,34 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._map = sketch_map
         self._n_features_out = sketch_map.n_output
 
+    #: The hook that builds the map ``partial_fit`` grows batch by batch,
+    #: ``_make_stream_map(X)`` from the validated first batch ``X``, for an
+    #: estimator that learns from its training rows: the map is checked and
+    #: drawn as in ``fit`` (its ``draw`` takes the first batch), and each
+    #: later batch goes to its ``partial_fit(X)``. None: the first batch
+    #: fits, as ``fit`` does, and later batches are only checked.
+    _make_stream_map = None
+
+    def _partial_fit_available(self):
+        # The columns of a precomputed kernel are the training rows of one
+        # batch: the kernel between rows of different batches is unknown.
+        if self.__sklearn_tags__().input_tags.pairwise:
+            raise AttributeError(
+                f"{type(self).__name__} has no partial_fit on a precomputed "
+                "kernel: the kernel between rows of different batches is "
+                "unknown. Use fit."
+            )
+        return True
+
+    @available_if(_partial_fit_available)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
-        """Fit on the first batch; check the number of features of later ones.
+        """Fit on a batch of training data.
+
+        Most sketches fit on the first batch, as ``fit`` does, and check the
+        number of features of later ones. A sketch that keeps a sample of
+        its training rows (KernelJL) updates it with every batch, as its
+        Notes describe; ``partial_fit`` after ``fit`` then starts afresh.
 
         Parameters
         ----------
@@ -105,10 +132,23 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         self : object
             Fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has a different number of features than the first batch.
         """
-        if not hasattr(self, "n_features_in_"):
+        stream = vars(self).get("_map")
+        if hasattr(stream, "partial_fit"):
+            stream.partial_fit(validate_features(self, X, reset=False))
+            vars(self).update(stream.fitted_attributes())
+        elif self._make_stream_map is not None:
+            X = validate_features(self, X, reset=True)
+            self._draw_map(self._make_stream_map(X), X)
+        elif not hasattr(self, "n_features_in_"):
             return self.fit(X)
-        validate_features(self, X, reset=False)
+        else:
+            validate_features(self, X, reset=False)
         return self
 
     def transform(self, X):

@@ -5,9 +5,11 @@ the check of that can fail.
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import chi_square_uniform_inclusion, statistical_seeds
+from numpy.testing import assert_array_equal
 
-from sklearn_sketch.utils._incremental import reservoir_update
+from sklearn_sketch.utils._incremental import RowReservoir, reservoir_update
 
 
 def _reservoir(batches, n_reservoir, seed):
@@ -66,3 +68,38 @@ def test_reservoir_chi_square_detects_a_biased_sampler():
             n_seen += n_batch
         counts[reservoir] += 1
     assert chi_square_uniform_inclusion(counts, n_trials, n_reservoir / n_items) < 1e-6
+
+
+@pytest.mark.parametrize("first_sparse", [False, True], ids=["dense", "sparse"])
+def test_row_reservoir_keeps_the_rows_of_its_slots_in_stream_order(first_sparse):
+    # The rows are those of the slots reservoir_update fills, in stream
+    # order, in the format and dtype of the first batch whatever the others.
+    rng = np.random.RandomState(0)
+    X = rng.rand(40, 5) * (rng.rand(40, 5) < 0.5)
+    batches = [7, 1, 20, 3, 9]
+    empty = sp.csr_matrix(X[:0]) if first_sparse else X[:0].astype(np.float32)
+    reservoir = RowReservoir(10, empty, np.random.RandomState(1))
+    start = 0
+    for i, n_batch in enumerate(batches):
+        batch = X[start : start + n_batch]
+        reservoir.offer(sp.csr_matrix(batch) if i % 2 else batch)
+        start += n_batch
+    assert reservoir.n_seen == 40
+    # A slot is a position in the rows: a batch's new rows replace those of
+    # its slots and go after the rows kept, in batch order.
+    expected, n_seen = np.empty(0, dtype=np.int64), 0
+    random_state = np.random.RandomState(1)
+    for n_batch in batches:
+        slots, items = reservoir_update(n_seen, 10, n_batch, random_state)
+        kept = np.delete(expected, slots[slots < expected.size])
+        expected = np.concatenate([kept, n_seen + np.sort(items)])
+        n_seen += n_batch
+    assert_array_equal(reservoir.indices, expected)
+    assert np.all(np.diff(expected) > 0) and expected.size == 10
+    rows = reservoir.rows
+    assert sp.issparse(rows) == first_sparse
+    assert rows.dtype == empty.dtype
+    dense_rows = rows.toarray() if first_sparse else rows
+    assert_array_equal(dense_rows, X[reservoir.indices].astype(empty.dtype))
+    if first_sparse:
+        assert rows.has_canonical_format

@@ -141,11 +141,9 @@ def test_error_of_one_draw_falls_like_inverse_sqrt_d():
     # so the slope of the log RMS error is -1/2 up to sampling noise. That
     # noise is large: the relative error is dominated by the common
     # fluctuation of the 15 x 15 Gram entries, so the squared error of one
-    # draw is heavy-tailed. Its standard deviation was measured over 24 seed
-    # offsets (SKLEARN_SKETCH_TEST_SEED_OFFSET): 0.048 with 40 draws per d
-    # (an earlier +-0.1 band, from an estimate of 0.03, failed one rerun in
-    # 20), 0.028 with these 80 draws (slopes -0.58 to -0.46, mean -0.507).
-    # +-0.12 is 4.3 of those; a wrong power of d (-1 or 0) is far outside.
+    # draw is heavy-tailed. The band is about four standard deviations of
+    # the slope over seed offsets (SKLEARN_SKETCH_TEST_SEED_OFFSET) with 80
+    # draws per d; a wrong power of d (-1 or 0) is far outside.
     assert -0.62 < slope < -0.38
 
 
@@ -210,9 +208,9 @@ def test_centered_features_have_zero_mean_over_the_subsample():
 @pytest.mark.statistical
 def test_centering_recovers_digit_clusters():
     # Uncentered, the features' mean is the leading direction of Sigma_n and
-    # cubing its eigenvalue buries the classes (measured NMI 0.10-0.12 on
-    # digits, seeds 0-2); centered, KMeans finds them (0.62-0.64). Nystroem
-    # scores 0.74 here. The margins below are several times the seed spread.
+    # cubing its eigenvalue buries the classes; centered, KMeans finds them
+    # (Nystroem, which keeps the covariance's spectrum, does a little
+    # better). The margins below are several times the seed spread.
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
@@ -756,14 +754,11 @@ def test_pendigits_clustering_is_close_to_nystroem(data_home):
     kjl = [nmi(KernelJL(n_components=50, n_subsample=300, gamma=gamma), s) for s in seeds]
     nys = [nmi(Nystroem(n_components=300, gamma=gamma), s) for s in seeds]
     # K-JL keeps 50 of the 300 dimensions Nystroem keeps, and clusters a
-    # little worse: over seed offsets 0-10 (SKLEARN_SKETCH_TEST_SEED_OFFSET)
-    # the gap of the 3-seed means was 0.047 on average, with a standard
-    # deviation of 0.014 (Nystroem's NMI varies most, 0.69-0.77; plain
-    # k-means gives 0.70). An earlier margin of 0.05, taken from seeds 0-2
-    # alone (a gap of 0.02 there), failed one rerun in three. The margin is
-    # the mean gap plus 4 standard deviations, 0.10, rounded up to 0.11 for
-    # the uncertainty of a deviation measured on 11 reruns; a broken sketch
-    # (wrong Gram matrix or Z) gives features that cluster far worse.
+    # little worse. The margin is the mean gap of the 3-seed means over seed
+    # offsets (SKLEARN_SKETCH_TEST_SEED_OFFSET) plus four of its standard
+    # deviations, rounded up for the uncertainty of a deviation taken from
+    # few reruns; a broken sketch (wrong Gram matrix or Z) gives features
+    # that cluster far worse.
     assert np.mean(kjl) > np.mean(nys) - 0.11
 
 
