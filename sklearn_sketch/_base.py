@@ -11,17 +11,16 @@ scikit-learn's ``BaseRandomProjection`` subclasses fill
 ``_make_random_matrix``.
 """
 
-from abc import ABCMeta
+from abc import ABCMeta, abstractmethod
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._map import SketchMap, fit_bytes
+from ._map import fit_bytes
 from .utils._chunking import (
     check_allocation,
     dense_transform,
@@ -31,7 +30,7 @@ from .utils._chunking import (
 )
 from .utils._compat import _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
-from .utils._validation import all_finite, finite_check, validate_features  # noqa: F401
+from .utils._validation import finite_check, validate_features
 
 # scikit-learn's feature names are Python strings in an object array (what
 # check_estimator, pandas output and ColumnTransformer expect), each about
@@ -49,9 +48,14 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     instead.
     """
 
+    @abstractmethod
     def _make_map(self, X):
-        """The map of this estimator for the validated training data ``X``, not drawn yet."""
-        raise NotImplementedError
+        """The map of this estimator for the validated training data ``X``, not drawn yet.
+
+        Only the layout is computed (nothing drawn): the base checks the
+        map's size, then has it draw its random state (see
+        :class:`~sklearn_sketch._map.SketchMap`).
+        """
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -71,11 +75,6 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             Fitted transformer.
         """
         X = validate_features(self, X, reset=True)
-        if type(self)._make_map is BaseSketch._make_map:
-            if hasattr(self, "_check_output_width"):
-                self._check_output_width()
-            self._fit(X)
-            return self
         self._draw_map(self._make_map(X), X)
         return self
 
@@ -170,7 +169,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
-        sketch_map = self._fitted_map()
+        sketch_map = self._map
         sparse = sketch_map.sparse_output
         # For a dense output, NaN and infinity are looked for chunk by chunk,
         # in the threads: a pass over the whole input before them would be
@@ -204,19 +203,6 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return dense_transform(
             X, chunks, transform_chunk, sketch_map.n_output, X.dtype, n_jobs
         )
-
-    def _chunks(self, X, n_jobs):
-        # Transitional, for KernelJL's former hooks.
-        sketch_map = self._fitted_map()
-        return parallel_row_chunks(
-            X.shape[0], sketch_map.input_bytes_per_row(X) + input_bytes_per_row(X),
-            n_jobs, sketch_map.exact_rows, max_chunk_mib=sketch_map.chunk_mib,
-        )
-
-    def _fitted_map(self):
-        if "_map" in vars(self):
-            return self._map
-        return _HookMap(self)
 
     def get_feature_names_out(self, input_features=None):
         """Get output feature names for transformation.
@@ -257,7 +243,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             raise ValueError(
                 f"{type(self).__name__} has {n_names} output features; feature "
                 f"names are built for at most {MAX_FEATURE_NAMES} (each is a "
-                f"Python string). Use {self._fitted_map().width_advice()}, or address the "
+                f"Python string). Use {self._map.width_advice()}, or address the "
                 "output columns by position: set_output(transform='pandas') is "
                 "not possible at this width."
             )
@@ -278,54 +264,3 @@ def prefixed_names(prefix, n_names):
         names[start:stop] = [f"{prefix}{i}" for i in range(start, stop)]
     return names
 
-
-class _HookMap(SketchMap):
-    """An estimator written against the former hooks, seen as a map (transitional)."""
-
-    def __init__(self, estimator):
-        self._estimator = estimator
-        self.owner = type(estimator).__name__
-        self.n_output = estimator._n_features_out
-        self.sparse_output = getattr(estimator, "_sparse_output", False)
-        self.exact_rows = getattr(estimator, "_exact_rows", True)
-        self.jobs_share_chunks = getattr(estimator, "_jobs_share_chunks", False)
-        self.chunk_mib = estimator._chunk_budget_mib(1) if hasattr(
-            estimator, "_chunk_budget_mib") else getattr(estimator, "_max_chunk_mib", 16)
-
-    def state_bytes(self, dtype):
-        raise NotImplementedError
-
-    def size_description(self):
-        raise NotImplementedError
-
-    def draw(self, random_state, X):
-        raise NotImplementedError
-
-    def bytes_per_row(self, dtype):
-        return self._estimator._bytes_per_row(dtype)
-
-    def input_bytes_per_row(self, X):
-        estimator = self._estimator
-        if hasattr(estimator, "_input_bytes_per_row"):
-            return estimator._input_bytes_per_row(X)
-        return estimator._bytes_per_row(X.dtype)
-
-    def prepare(self, X, n_jobs, n_chunks):
-        if hasattr(self._estimator, "_prepare_transform"):
-            return self._estimator._prepare_transform(X)
-        return None
-
-    def transform_chunk(self, X_chunk, out, state):
-        return self._estimator._transform_chunk(X_chunk, out, state)
-
-    def check_chunk(self, X_chunk, out):
-        if hasattr(self._estimator, "_check_chunk"):
-            self._estimator._check_chunk(X_chunk, out)
-
-    def output_indptr(self, X):
-        return self._estimator._output_indptr(X)
-
-    def width_advice(self):
-        if hasattr(self._estimator, "_width_advice"):
-            return self._estimator._width_advice()
-        return "a smaller n_components"

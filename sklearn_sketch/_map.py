@@ -28,6 +28,11 @@ class SketchMap(metaclass=ABCMeta):
     random state.
 
     The class attributes tell the base how to run :meth:`transform_chunk`.
+
+    A map that learns from its training rows batch by batch (KernelJL's
+    subsample) also offers ``partial_fit(X)``: the estimator builds it in its
+    ``_make_stream_map`` hook, its ``draw`` takes the first batch, and the
+    base's ``partial_fit`` hands it every later one.
     """
 
     #: Whether the output is a CSR matrix: then ``transform_chunk`` returns

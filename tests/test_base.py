@@ -89,7 +89,7 @@ def test_n_jobs_output_identical_to_one_job(name, sparse, dtype, working_memory)
     with config_context(working_memory=working_memory or 1024):
         expected, result = one.transform(X), two.transform(X)
     assert type(result) is type(expected) and result.dtype == expected.dtype == dtype
-    if not one._fitted_map().exact_rows:
+    if not one._map.exact_rows:
         # BLAS products (KernelJL, ORF) round differently with other thread
         # counts and shapes in some BLAS releases (NumPy 1.23's OpenBLAS),
         # so they are equal up to rounding, not bit for bit.

@@ -15,11 +15,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import all_finite
 from .._map import SketchMap
 from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
 from ..utils._incremental import RowReservoir
-from ..utils._validation import canonical_csr
+from ..utils._validation import all_finite, canonical_csr
 from ._kernel_blocks import DENSE_ONLY_KERNELS, kernel_block
 from ._kernel_params import kernel_params, resolve_gamma
 

@@ -5,9 +5,8 @@ from numbers import Real
 import numpy as np
 from sklearn.metrics.pairwise import KERNEL_PARAMS
 
-from .._base import all_finite
 from ..utils._gamma import scale_gamma
-from ..utils._validation import StrictInterval
+from ..utils._validation import StrictInterval, all_finite
 
 # The ranges of the kernels' own parameters: the estimator's constraints, and
 # the check of the same parameters given in kernel_params.

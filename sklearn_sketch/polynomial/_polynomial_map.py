@@ -10,9 +10,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._base import all_finite
 from .._map import SketchMap
-from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, all_finite, positive_int
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
     "n_components": [positive_int()],
