@@ -87,3 +87,57 @@ def test_the_package_cites_no_file_that_does_not_ship():
         if unshipped.search(line)
     ]
     assert not cited, f"the package cites files it does not ship: {cited}"
+
+
+ESTIMATORS = [
+    getattr(sklearn_sketch, name)
+    for name in sklearn_sketch.__all__
+    if isinstance(getattr(sklearn_sketch, name), type)
+]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_an_estimator_fills_one_hook_and_overrides_no_entry_point(estimator):
+    # The base owns fit, transform and partial_fit; an estimator builds its
+    # map in _make_map and has at most one more private method of its own.
+    from sklearn_sketch._base import BaseSketch
+
+    assert issubclass(estimator, BaseSketch)
+    own = [
+        name for klass in estimator.__mro__[: estimator.__mro__.index(BaseSketch)]
+        for name, value in vars(klass).items()
+        if callable(value) or isinstance(value, (property, staticmethod, classmethod))
+    ]
+    assert not {"fit", "transform", "partial_fit"} & set(own), own
+    assert "_make_map" in own
+    private = [n for n in own if n.startswith("_") and not n.startswith("__")]
+    assert len(private) <= 2, f"{estimator.__name__} has private methods {private}"
+
+
+def test_no_estimator_has_a_map_twin_module():
+    # Map modules are named after what they compute: no _x.py beside _x_map.py.
+    names = {path.stem for path in SOURCES}
+    twins = sorted(name for name in names if f"{name}_map" in names)
+    assert not twins, f"estimator modules with a _map twin: {twins}"
+
+
+def _package_imports(path):
+    """Modules of sklearn_sketch a script imports, as dotted names."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return {name for name in found if name.split(".")[0] == "sklearn_sketch"}
+
+
+def test_benchmarks_use_only_the_public_api():
+    benchmarks = repository_path("benchmarks", "_bench.py").parent
+    private = {
+        f"{path.name}: {name}"
+        for path in sorted(benchmarks.glob("*.py"))
+        for name in _package_imports(path)
+        if any(p.startswith("_") and not p.startswith("__") for p in name.split(".")[1:])
+    }
+    assert not private, f"benchmarks importing private modules: {sorted(private)}"
