@@ -38,7 +38,8 @@ def test_every_example_is_tested():
     assert {"reproduce_tables.py", "_common.py"} <= set(SCRIPTS)
 
 
-@pytest.mark.parametrize("path", [f"scripts/{name}" for name in SCRIPTS])
+@pytest.mark.parametrize("path", [f"examples/{name}" for name in EXAMPLES]
+                         + [f"scripts/{name}" for name in SCRIPTS])
 def test_example_or_script_is_short(path):
     """A page a reader takes in whole: no example or script over 300 lines."""
     n_lines = len((EXAMPLES_DIR.parent / path).read_text().splitlines())
