@@ -3,8 +3,6 @@
 CoRE kernels: linear SVM vs exact kernels vs hashed features (Li 2014)
 ======================================================================
 
-Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features.
-
 For each data set: LinearSVC on the (l2-normalized) original and binarized
 data; SVC(kernel="precomputed") with the exact CoRE type 1, type 2 and
 resemblance kernels (``sklearn_sketch.metrics``) and, as the like-for-like
@@ -26,12 +24,7 @@ with scikit-learn (``--datasets digits``). ``--quick`` (used by the
 documentation build) subsamples to 1000 training and 1000 test rows and a
 small grid; drop it for the full tables.
 
-Run::
-
-    python examples/core_svm_table.py [--quick] [--data-home DIR] [--output-dir DIR]
-        [--datasets mnist10k sector_counts sector_tfidf digits] [--test-size N] [--ks 64 128 ...]
-        [--projection gaussian|rademacher|hashed_gaussian] [--hashing fss oph minwise]
-        [--no-exact] [--seeds N]
+Run ``python examples/core_svm_table.py --help`` for the options.
 """
 
 import argparse
@@ -58,13 +51,11 @@ from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 # %%
 # Command line and data
 # ---------------------
-# Run as a script, ``--quick`` selects the small settings this page shows
-# (seconds) and no flag the paper-size run; in a notebook the quick settings
-# apply. ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
-# without them the example runs on stand-in data and says so. ``--download``
-# fetches the missing ones instead, and ``--output-dir`` receives the tables
-# and figures.
+# ``--quick`` selects the small settings this page shows (also in a
+# notebook); ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
+# without which the example runs on stand-in data and says so;
+# ``--download`` fetches them instead; ``--output-dir`` gets the results.
 
 HERE = Path(globals().get("__file__", "example.py")).resolve().parent
 # In a checkout of the project, the prepared data sets sit beside it.
@@ -75,27 +66,15 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(
-        "--quick", action="store_true", help="small settings: seconds, not minutes"
-    )
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument(
-        "--download", action="store_true",
-        help="download the missing real data sets instead of using stand-in data",
-    )
-    parser.add_argument(
-        "--output-dir",
-        default=str(HERE / "output"),
-        help="where tables and figures are written",
-    )
+    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
+    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
     return parser
 
 
 def parse_settings(parser, argv=None):
-    """The command line's settings; in a notebook, the quick ones.
-
-    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
-    """
+    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
     global DOWNLOAD
     args, _ = parser.parse_known_args(argv)
     args.quick = args.quick or "ipykernel" in sys.modules
@@ -104,49 +83,37 @@ def parse_settings(parser, argv=None):
 
 
 def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
-    beside a checkout of the project, else the fetchers' default folder."""
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
+    checkout, else the fetchers' default; and the output folder, made."""
     unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    if unset and SHARED_DATA_HOME.is_dir():
-        data_home = SHARED_DATA_HOME
-    else:
-        data_home = get_data_home(args.data_home)
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    return data_home, output_dir
+    use_shared = unset and SHARED_DATA_HOME.is_dir()
+    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
+    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+    return data_home, Path(args.output_dir)
 
 
-def has_data(data_home, folder):
-    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
-    return DOWNLOAD or Path(data_home, folder).is_dir()
-
-
-def digits_split(test_size=0.3):
-    """scikit-learn's bundled digits scaled to [0, 1], stratified split: the stand-in data."""
-    X, y = load_digits(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(
-        (X / 16.0).astype(np.float32), y, test_size=test_size, stratify=y, random_state=0
-    )
-    return X_train, y_train, X_test, y_test
 
 # Our reference measurement, MNIST10k with the test set cut to 10000 rows.
-REFERENCE = {
-    "mnist10k": {"linear original": 90.69, "linear binarized": 89.86,
-                 "CoRE type 1": 96.51, "CoRE type 2": 96.13, "resemblance": 95.49},
-}
+REFERENCE = {"mnist10k": {"linear original": 90.69, "linear binarized": 89.86,
+                          "CoRE type 1": 96.51, "CoRE type 2": 96.13, "resemblance": 95.49}}
 
 
 def load(name, data_home, quick, test_size):
+    """Training and test rows as CSR; the digits (the stand-in data) scaled to [0, 1]."""
     if name == "digits":
-        X_train, y_train, X_test, y_test = digits_split(test_size=0.5)
+        X, y = load_digits(return_X_y=True)
+        X_train, X_test, y_train, y_test = train_test_split(
+            (X / 16.0).astype(np.float32), y, test_size=0.5, stratify=y, random_state=0
+        )
     elif name == "mnist10k":
         # Left dense here: the rows kept are made sparse below.
         X_train, y_train = fetch_mnist(data_home, subset="test", return_X_y=True)
         X_test, y_test = fetch_mnist(data_home, subset="train", return_X_y=True)
     else:
-        values = name.split("_")[1]
-        X_train, y_train = fetch_sector(data_home, subset="train", values=values, return_X_y=True)
-        X_test, y_test = fetch_sector(data_home, subset="test", values=values, return_X_y=True)
+        (X_train, y_train), (X_test, y_test) = (
+            fetch_sector(data_home, subset=subset, values=name.split("_")[1], return_X_y=True)
+            for subset in ("train", "test")
+        )
         X_train, X_test = X_train.astype(np.float32), X_test.astype(np.float32)
     if quick:
         rng = np.random.RandomState(0)
@@ -160,11 +127,12 @@ def load(name, data_home, quick, test_size):
 
 
 def best_linear(X_train, y_train, X_test, y_test, Cs):
-    scores = {}
-    for C in Cs:
-        model = LinearSVC(C=C, dual=True, max_iter=5000, random_state=0).fit(X_train, y_train)
-        scores[C] = 100 * model.score(X_test, y_test)
-    return max(scores.values()), scores
+    """Best test accuracy (%) of LinearSVC over the grid ``Cs``."""
+    return max(
+        100 * LinearSVC(C=C, dual=True, max_iter=5000, random_state=0)
+        .fit(X_train, y_train).score(X_test, y_test)
+        for C in Cs
+    )
 
 
 def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
@@ -178,8 +146,7 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
         K_test = kernel(X_test[start : start + 5000], X_train)
         for C, model in models.items():
             correct[C] += np.sum(model.predict(K_test) == y_test[start : start + 5000])
-    scores = {C: 100 * correct[C] / X_test.shape[0] for C in Cs}
-    return max(scores.values()), scores
+    return max(100 * correct[C] / X_test.shape[0] for C in Cs)
 
 
 # %%
@@ -190,41 +157,32 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
 # 256, 1024 with the fast similarity sketch (CoREHasher's default). Without
 # it: the full tables and grids of C, for "fss", "oph" and "minwise".
 
-parser = example_parser(
-    "Li (2014), SVM tables: linear SVM vs exact CoRE kernels vs hashed CoRE features."
-)
+parser = example_parser("Li (2014): linear SVM vs exact CoRE kernels vs hashed CoRE features.")
 parser.add_argument("--datasets", nargs="+", default=None,
                     help="default: mnist10k sector_counts sector_tfidf (mnist10k with --quick); "
                     "digits when MNIST is absent")
 parser.add_argument("--test-size", type=int, default=None, help="cut the test set to N rows")
 parser.add_argument("--ks", type=int, nargs="+", default=None,
                     help="numbers of hashes k (default 64 .. 4096, 64 256 1024 with --quick)")
-parser.add_argument("--projection", default="gaussian",
-                    choices=["gaussian", "rademacher", "hashed_gaussian"],
-                    help="CoREHasher's projection for the hashed features")
+parser.add_argument("--projection", default="gaussian", help="CoREHasher's projection",
+                    choices=["gaussian", "rademacher", "hashed_gaussian"])
 parser.add_argument("--hashing", nargs="+", default=None, choices=["oph", "fss", "minwise"],
                     help="CoREHasher's hashing schemes (default: fss, oph and minwise; "
                          "fss with --quick)")
-parser.add_argument("--no-exact", action="store_true",
-                    help="skip the exact kernel SVMs (the slow part)")
-parser.add_argument("--seeds", type=int, default=1,
-                    help="draws of each hasher (random_state 0 .. N-1): the hashed "
-                         "rows give their mean and standard deviation")
+parser.add_argument("--no-exact", action="store_true", help="skip the exact kernel SVMs (slow)")
+parser.add_argument("--seeds", type=int, default=1, help="draws of each hasher (random_state "
+                    "0 .. N-1): the hashed rows give their mean and standard deviation")
 args = parse_settings(parser)
 data_home, out = data_home_and_output_dir(args)
 if args.datasets is None:
     # Sector's 105 classes leave ~10 rows per class in the quick subsample:
     # the quick run would mean nothing there.
     args.datasets = ["mnist10k"] if args.quick else ["mnist10k", "sector_counts", "sector_tfidf"]
-    if not has_data(data_home, "mnist"):
+    if not (DOWNLOAD or Path(data_home, "mnist").is_dir()):
         print(f"No MNIST in {data_home}: running on the digits bundled with scikit-learn.")
         args.datasets = ["digits"]
-if args.quick:
-    linear_Cs, kernel_Cs, ks = [1.0], [10.0], [64, 256, 1024]
-else:
-    linear_Cs, kernel_Cs = [0.1, 1.0, 10.0], [1.0, 10.0, 100.0]
-    ks = [64, 128, 256, 512, 1024, 2048, 4096]
-ks = args.ks or ks
+linear_Cs, kernel_Cs = ([1.0], [10.0]) if args.quick else ([0.1, 1.0, 10.0], [1.0, 10.0, 100.0])
+ks = args.ks or ([64, 256, 1024] if args.quick else [64, 128, 256, 512, 1024, 2048, 4096])
 schemes = args.hashing or (["fss"] if args.quick else ["fss", "oph", "minwise"])
 
 # %%
@@ -244,13 +202,11 @@ exact_kernels = (("linear kernel, SVC", lambda A, B: linear_kernel(normalize(A),
                  ("CoRE type 2", lambda A, B: core_kernel(A, B, kind=2)),
                  ("resemblance", resemblance_kernel))
 n_cells = len(args.datasets) * (2 + (0 if args.no_exact else 4) + len(schemes) * len(ks))
-rows, results, hashed, start = [], {}, {}, time.perf_counter()
+rows, results, hashed, shapes, start = [], {}, {}, {}, time.perf_counter()
 
 
 def record(name, model, accuracies, seconds, n_train, n_test):
-    """Keep one model's accuracy (the mean of its seeds' accuracies) and print
-    it, with their standard deviation where there are several, and the run's
-    progress."""
+    """Keep and print a model's mean accuracy over its seeds, their spread, the progress."""
     accuracy = np.mean(accuracies)
     sd = np.std(accuracies, ddof=1) if len(accuracies) > 1 else None
     results[name, model] = accuracy
@@ -267,20 +223,18 @@ def record(name, model, accuracies, seconds, n_train, n_test):
           f"{seconds:7.1f} s (elapsed {elapsed:.0f} s, about {left:.0f} s left)", flush=True)
 
 
-shapes = {}
 for name in args.datasets:
     X_train, y_train, X_test, y_test = load(name, data_home, args.quick, args.test_size)
     shapes[name] = n = (X_train.shape[0], X_test.shape[0])
     print(f"\n{name}: train {X_train.shape}, test {X_test.shape}")
     for label, transform in (("original", lambda A: A), ("binarized", lambda A: A.sign() != 0)):
         t = time.perf_counter()
-        A = normalize(transform(X_train).astype(np.float64))
-        B = normalize(transform(X_test).astype(np.float64))
-        record(name, f"linear {label}", [best_linear(A, y_train, B, y_test, linear_Cs)[0]],
+        A, B = (normalize(transform(Z).astype(np.float64)) for Z in (X_train, X_test))
+        record(name, f"linear {label}", [best_linear(A, y_train, B, y_test, linear_Cs)],
                time.perf_counter() - t, *n)
     for label, kernel in () if args.no_exact else exact_kernels:
         t = time.perf_counter()
-        accuracy = best_kernel(kernel, X_train, y_train, X_test, y_test, kernel_Cs)[0]
+        accuracy = best_kernel(kernel, X_train, y_train, X_test, y_test, kernel_Cs)
         record(name, label, [accuracy], time.perf_counter() - t, *n)
     for hashing in schemes:
         hashed[name, hashing] = []
@@ -291,10 +245,9 @@ for name in args.datasets:
                 hasher = CoREHasher(k, kernel="core1", hashing=hashing, b_bits=8,
                                     projection=args.projection, random_state=seed).fit(X_train)
                 accuracies.append(best_linear(hasher.transform(X_train), y_train,
-                                              hasher.transform(X_test), y_test, linear_Cs)[0])
+                                              hasher.transform(X_test), y_test, linear_Cs))
             suffix = "" if args.projection == "gaussian" else f", {args.projection}"
-            suffix += f", {hashing}"
-            record(name, f"hashed CoRE type 1, k={k}{suffix}", accuracies,
+            record(name, f"hashed CoRE type 1, k={k}{suffix}, {hashing}", accuracies,
                    time.perf_counter() - t, *n)
             hashed[name, hashing].append(np.mean(accuracies))
 

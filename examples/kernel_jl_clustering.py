@@ -1,38 +1,23 @@
 """
-======================================================================================
-Kernel k-means and kernel PCA through KernelJL features (Kpotufe & Sriperumbudur 2020)
-======================================================================================
+=======================================================================
+Kernel k-means through KernelJL features (Kpotufe & Sriperumbudur 2020)
+=======================================================================
 
-Part 1, clustering: KMeans on KernelJL features (as in the paper, and with
+KMeans on KernelJL features (as in the paper, and with
 ``center=True``) against KMeans on Nystroem and RBFSampler features, plain
 KMeans, and exact kernel k-means on a subset small enough for its Gram
 matrix, on MNIST (t10k, 10000 points) and pendigits (train, 7494 points).
 NMI and ARI are mean +- std over seeds, and preprocessing time
 (fit_transform) the median, as the subsample size n and
-the output dimension d vary with d <= n <= 400.
-
-Part 2, kernel PCA: on a subset, the top principal component scores of PCA
-on KernelJL features against exact kernel PCA's (the features approximate
-<k(., x), Sigma^3 k(., y)>, whose eigenfunctions are those of Sigma): the
-cosines of the principal angles between the two top-k score subspaces, and
-the embedding itself: the first two principal components of the KernelJL
-features beside exact kernel PCA's, one color per digit.
+the output dimension d vary with d <= n <= 400. The next example,
+``kernel_jl_pca.py``, compares PCA on the same features with kernel PCA.
 
 Data: MNIST and pendigits from ``--data-home`` (default
 ``$SKLEARN_SKETCH_DATA``); without them (a fresh clone) the digits bundled
-with scikit-learn (``--datasets digits``). ``--quick`` (used by the
-documentation build) takes 1000 points, 2 seeds and a small grid; drop it
-for the full run.
-
-Run::
-
-    python examples/kernel_jl_clustering.py [--quick] [--data-home DIR] [--output-dir DIR]
-
-Writes clustering.csv / clustering.md, kpca.csv / kpca.md and PNG plots to
-the output folder (default examples/output/).
+with scikit-learn. ``--quick`` (used by the documentation build) takes 1000
+points, 2 seeds and a small grid; drop it for the full run. Run ``python
+examples/kernel_jl_clustering.py --help`` for the options.
 """
-
-# sphinx_gallery_multi_image = "single"
 
 import argparse
 import os
@@ -45,7 +30,6 @@ import numpy as np
 import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits
-from sklearn.decomposition import PCA, KernelPCA
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.pairwise import rbf_kernel
@@ -59,13 +43,11 @@ from sklearn_sketch.datasets import fetch_mnist, fetch_pendigits, get_data_home
 # %%
 # Command line and data
 # ---------------------
-# Run as a script, ``--quick`` selects the small settings this page shows
-# (seconds) and no flag the paper-size run; in a notebook the quick settings
-# apply. ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
-# without them the example runs on stand-in data and says so. ``--download``
-# fetches the missing ones instead, and ``--output-dir`` receives the tables
-# and figures.
+# ``--quick`` selects the small settings this page shows (also in a
+# notebook); ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
+# without which the example runs on stand-in data and says so;
+# ``--download`` fetches them instead; ``--output-dir`` gets the results.
 
 HERE = Path(globals().get("__file__", "example.py")).resolve().parent
 # In a checkout of the project, the prepared data sets sit beside it.
@@ -76,27 +58,15 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(
-        "--quick", action="store_true", help="small settings: seconds, not minutes"
-    )
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument(
-        "--download", action="store_true",
-        help="download the missing real data sets instead of using stand-in data",
-    )
-    parser.add_argument(
-        "--output-dir",
-        default=str(HERE / "output"),
-        help="where tables and figures are written",
-    )
+    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
+    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
     return parser
 
 
 def parse_settings(parser, argv=None):
-    """The command line's settings; in a notebook, the quick ones.
-
-    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
-    """
+    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
     global DOWNLOAD
     args, _ = parser.parse_known_args(argv)
     args.quick = args.quick or "ipykernel" in sys.modules
@@ -105,30 +75,15 @@ def parse_settings(parser, argv=None):
 
 
 def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
-    beside a checkout of the project, else the fetchers' default folder."""
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
+    checkout, else the fetchers' default; and the output folder, made."""
     unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    if unset and SHARED_DATA_HOME.is_dir():
-        data_home = SHARED_DATA_HOME
-    else:
-        data_home = get_data_home(args.data_home)
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    return data_home, output_dir
+    use_shared = unset and SHARED_DATA_HOME.is_dir()
+    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
+    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+    return data_home, Path(args.output_dir)
 
 
-def has_data(data_home, folder):
-    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
-    return DOWNLOAD or Path(data_home, folder).is_dir()
-
-
-def digits_split(test_size=0.3):
-    """scikit-learn's bundled digits scaled to [0, 1], stratified split: the stand-in data."""
-    X, y = load_digits(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(
-        (X / 16.0).astype(np.float32), y, test_size=test_size, stratify=y, random_state=0
-    )
-    return X_train, y_train, X_test, y_test
 
 N_CLUSTERS = 10
 N_INIT = 3  # KMeans restarts; 1 in --quick mode
@@ -136,17 +91,17 @@ N_INIT = 3  # KMeans restarts; 1 in --quick mode
 
 def load(name, data_home, n_points):
     """Rows scaled to [0, 1] and an RBF gamma of about 2 / median squared distance."""
-    if name == "digits":
-        X_train, y_train, X_test, y_test = digits_split()
-        X, y = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test])
-        gamma = 0.08
+    if name == "digits":  # the stand-in data, in the order of a stratified split
+        X, y = load_digits(return_X_y=True)
+        X_train, X_test, y_train, y_test = train_test_split(
+            (X / 16.0).astype(np.float32), y, test_size=0.3, stratify=y, random_state=0)
+        X, y, gamma = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test]), 0.08
     elif name == "mnist":
         X, y = fetch_mnist(data_home, subset="test", return_X_y=True)
         gamma = 0.02
     else:
         X, y = fetch_pendigits(data_home, subset="train", return_X_y=True)
-        X = (X / 100.0).astype(np.float32)
-        gamma = 2.0
+        X, gamma = (X / 100.0).astype(np.float32), 2.0
     return X[:n_points], y[:n_points], gamma
 
 
@@ -175,20 +130,6 @@ def score(y, labels):
     return normalized_mutual_info_score(y, labels), adjusted_rand_score(y, labels)
 
 
-class Progress:
-    """Print each cell of a long run: its place, the time spent, the time left."""
-
-    def __init__(self, n_cells):
-        self.n_cells, self.done, self.start = n_cells, 0, time.perf_counter()
-
-    def __call__(self, message):
-        self.done += 1
-        elapsed = time.perf_counter() - self.start
-        left = elapsed / self.done * max(self.n_cells - self.done, 0)
-        print(f"[{self.done}/{self.n_cells}] {message} "
-              f"(elapsed {elapsed:.0f} s, about {left:.0f} s left)", flush=True)
-
-
 def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
     rows = []
 
@@ -204,14 +145,11 @@ def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
     for seed in seeds:
         record("KMeans", None, X.shape[1], lambda s: X, seed)
         for n, d in grid:
-            # The paper's features are uncentered: center=False, since the
-            # estimator centers by default.
-            record("KernelJL", n, d, lambda s: KernelJL(
-                d, n_subsample=n, gamma=gamma, center=False, random_state=s
-            ).fit_transform(X), seed)
-            record("KernelJL centered", n, d, lambda s: KernelJL(
-                d, n_subsample=n, gamma=gamma, center=True, random_state=s
-            ).fit_transform(X), seed)
+            # The paper's features are uncentered; the estimator centers by default.
+            for center, method in ((False, "KernelJL"), (True, "KernelJL centered")):
+                record(method, n, d, lambda s: KernelJL(
+                    d, n_subsample=n, gamma=gamma, center=center, random_state=s
+                ).fit_transform(X), seed)
         for n in sorted({n for n, _ in grid}):
             record("Nystroem", n, n, lambda s: Nystroem(
                 gamma=gamma, n_components=n, random_state=s).fit_transform(X), seed)
@@ -223,8 +161,7 @@ def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
         Xe, ye = X[:n_exact], y[:n_exact]
         start = time.perf_counter()
         K = rbf_kernel(Xe.astype(np.float64), gamma=gamma)
-        labels = kernel_kmeans(K, N_CLUSTERS, seed)
-        nmi, ari = score(ye, labels)
+        nmi, ari = score(ye, kernel_kmeans(K, N_CLUSTERS, seed))
         rows.append(dict(dataset=name, method=f"exact kernel k-means (first {n_exact})",
                          n=n_exact, d=None, seed=seed, nmi=nmi, ari=ari,
                          time=time.perf_counter() - start))
@@ -239,56 +176,6 @@ def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
                              d=d_max, seed=seed, nmi=nmi, ari=ari, time=np.nan))
         progress(f"{name}, seed {seed}: {len(rows)} clusterings done")
     return rows
-
-
-def principal_cosines(A, B, k):
-    """Cosines of the principal angles between the column spans of A[:, :k], B[:, :k]."""
-    qa, _ = np.linalg.qr(A[:, :k] - A[:, :k].mean(axis=0))
-    qb, _ = np.linalg.qr(B[:, :k] - B[:, :k].mean(axis=0))
-    return np.linalg.svd(qa.T @ qb, compute_uv=False)
-
-
-def kernel_pca(name, X, gamma, grid, seeds, k):
-    exact = KernelPCA(n_components=k, kernel="rbf", gamma=gamma, random_state=0).fit_transform(
-        X.astype(np.float64))
-    rows = []
-    for n, d in grid:
-        for seed in seeds:
-            for center in (False, True):
-                features = KernelJL(d, n_subsample=n, gamma=gamma, center=center,
-                                    random_state=seed).fit_transform(X)
-                approx = PCA(n_components=k, random_state=0).fit_transform(features)
-                cos = principal_cosines(exact, approx, k)
-                first = abs(np.corrcoef(exact[:, 0], approx[:, 0])[0, 1])
-                rows.append(dict(dataset=name, center=center, n=n, d=d, seed=seed, k=k,
-                                 mean_cosine=cos.mean(), min_cosine=cos.min(),
-                                 first_component_corr=first))
-    return rows
-
-
-def plot_embedding(datasets, data_home, n_points, n_and_d, out):
-    """The first two principal components of KernelJL features beside exact kernel PCA's."""
-    n, d = n_and_d
-    fig, axes = plt.subplots(len(datasets), 2, figsize=(10, 4.2 * len(datasets)), squeeze=False)
-    for row, name in enumerate(datasets):
-        X, y, gamma = load(name, data_home, n_points)
-        features = KernelJL(
-            d, n_subsample=n, gamma=gamma, center=True, random_state=0
-        ).fit_transform(X)
-        exact = KernelPCA(2, kernel="rbf", gamma=gamma, random_state=0)
-        embeddings = {
-            f"PCA of KernelJL(center=True) features (n={n}, d={d})":
-                PCA(2, random_state=0).fit_transform(features),
-            "exact kernel PCA": exact.fit_transform(X.astype(np.float64)),
-        }
-        for ax, (title, Z) in zip(axes[row], embeddings.items()):
-            points = ax.scatter(Z[:, 0], Z[:, 1], c=y, cmap="tab10", s=6)
-            ax.set(title=f"{name}: {title}", xlabel="component 1", ylabel="component 2")
-        axes[row, 1].legend(*points.legend_elements(), fontsize=7, title="label", loc="best")
-    for ax in axes.ravel():
-        ax.title.set_fontsize(9)
-    fig.tight_layout()
-    fig.savefig(out / "embedding.png", dpi=100)
 
 
 def summarize(df, keys, values):
@@ -312,74 +199,71 @@ def to_markdown(df):
 # Settings
 # --------
 # ``--quick`` (this page, a notebook): 1000 points, 2 seeds, one KMeans start
-# and two (n, d) pairs; the exact kernel k-means and kernel PCA on the first
-# 300 points. Without it: 10000 points, 3 seeds, six (n, d) pairs, 2000 and
-# 1500 points for the exact methods.
+# and two (n, d) pairs; the exact kernel k-means on the first 300 points.
+# Without it: 10000 points, 3 seeds, six (n, d) pairs, 2000 points for the
+# exact kernel k-means.
 
 # KMeans on a few thousand points gains nothing from OpenMP threads, and
 # they slow it down badly when the machine is busy.
 threadpool_limits(limits=1, user_api="openmp")
-parser = example_parser("Kernel k-means and kernel PCA through KernelJL features.")
-parser.add_argument("--datasets", nargs="+", default=None, choices=["mnist", "pendigits", "digits"],
+parser = example_parser("Kernel k-means through KernelJL features.")
+parser.add_argument("--datasets", nargs="+", choices=["mnist", "pendigits", "digits"],
                     help="default: mnist pendigits (those present in --data-home), else digits")
 args = parse_settings(parser)
 data_home, out = data_home_and_output_dir(args)
 if args.datasets is None:
-    args.datasets = [name for name in ("mnist", "pendigits") if has_data(data_home, name)]
+    args.datasets = [name for name in ("mnist", "pendigits")
+                     if DOWNLOAD or Path(data_home, name).is_dir()]
     if not args.datasets:
-        print(
-            f"No MNIST or pendigits in {data_home}: "
-            "running on the digits bundled with scikit-learn."
-        )
+        print(f"No MNIST or pendigits in {data_home}: "
+              "running on the digits bundled with scikit-learn.")
         args.datasets = ["digits"]
 if args.quick:
     N_INIT = 1
-    n_points, seeds, n_exact, n_kpca, k = 1000, [0, 1], 300, 300, 5
-    grid = [(50, 25), (100, 50)]
+    n_points, seeds, n_exact, grid = 1000, [0, 1], 300, [(50, 25), (100, 50)]
 else:
-    n_points, seeds, n_exact, n_kpca, k = 10000, [0, 1, 2], 2000, 1500, 5
+    n_points, seeds, n_exact = 10000, [0, 1, 2], 2000
     grid = [(50, 25), (50, 50), (100, 50), (100, 100), (200, 100), (400, 100)]
 
 # %%
-# Clustering and kernel PCA
-# -------------------------
+# Clustering
+# ----------
 # For each data set and seed: KMeans on the features of every pipeline
 # (KernelJL uncentered as in the paper and centered, Nystroem, RBFSampler,
-# the rows themselves), exact kernel k-means on a subset; then PCA on
-# KernelJL features against exact kernel PCA on a subset.
+# the rows themselves), exact kernel k-means on a subset.
 
-progress = Progress(len(args.datasets) * len(seeds))
-cluster_rows, kpca_rows = [], []
+n_cells, cells, start = len(args.datasets) * len(seeds), [], time.perf_counter()
+
+
+def progress(message):
+    """Print a step of the run with the time spent and the time left."""
+    cells.append(message)
+    elapsed = time.perf_counter() - start
+    left = elapsed / len(cells) * max(n_cells - len(cells), 0)
+    print(f"[{len(cells)}/{n_cells}] {message} "
+          f"(elapsed {elapsed:.0f} s, about {left:.0f} s left)", flush=True)
+
+
+cluster_rows = []
 for name in args.datasets:
     X, y, gamma = load(name, data_home, n_points)
     print(f"{name}: {X.shape}, rbf gamma={gamma}", flush=True)
     cluster_rows += clustering(name, X, y, gamma, grid, seeds, n_exact, progress)
-    kpca_rows += kernel_pca(name, X[:n_kpca], gamma,
-                            [(n, d) for n, d in grid if n <= n_kpca], seeds, k)
 
 # %%
 # The tables
 # ----------
 # NMI and ARI (agreement of the clusters with the classes, 1 is perfect),
-# mean +- std over the seeds, and the preprocessing seconds; then the
-# agreement of KernelJL's principal components with exact kernel PCA's.
+# mean +- std over the seeds, and the preprocessing seconds.
 
 cdf = pd.DataFrame(cluster_rows)
-kdf = pd.DataFrame(kpca_rows)
 cdf.to_csv(out / "clustering.csv", index=False)
-kdf.to_csv(out / "kpca.csv", index=False)
 ctab = summarize(cdf, ["dataset", "method", "n", "d"], ["nmi", "ari", "time"])
-ktab = summarize(
-    kdf, ["dataset", "center", "n", "d"], ["mean_cosine", "min_cosine", "first_component_corr"]
-)
 (out / "clustering.md").write_text(to_markdown(ctab))
-(out / "kpca.md").write_text(to_markdown(ktab))
 pd.set_option("display.width", 200)
 print(f"\nClustering (KMeans, 10 clusters, n_init={N_INIT}): NMI, ARI, preprocessing seconds, "
       "mean +- std over seeds")
 print(ctab.to_string(index=False))
-print(f"\nKernel PCA agreement (top {k} components, first {n_kpca} points)")
-print(ktab.to_string(index=False))
 
 # %%
 # NMI and time against the subsample size
@@ -413,32 +297,4 @@ for row, name in enumerate(args.datasets):
     bottom.legend(fontsize=9)
 fig.tight_layout()
 fig.savefig(out / "clustering.png", dpi=100)
-
-# %%
-# Kernel PCA: agreement with the exact principal components
-# ---------------------------------------------------------
-# The mean cosine of the principal angles between the top-k score subspaces
-# of PCA on KernelJL features and of exact kernel PCA (1: the same
-# subspace), for each (n, d).
-
-fig, ax = plt.subplots(figsize=(9, 5))
-for name in args.datasets:
-    for center, style in ((False, "-"), (True, "--")):
-        sub = kdf[(kdf.dataset == name) & (kdf.center == center)]
-        m = sub.groupby(["n", "d"]).mean_cosine.mean().reset_index()
-        ax.plot([f"{a},{b}" for a, b in zip(m.n, m.d)], m.mean_cosine, marker="o",
-                ls=style, label=f"{name}{', centered' if center else ''}")
-ax.set(title=f"KernelJL + PCA vs exact kernel PCA (top {k})", xlabel="n, d",
-       ylabel="mean cosine of principal angles", ylim=(0, 1.02))
-ax.legend()
-fig.tight_layout()
-fig.savefig(out / "kpca.png", dpi=100)
-
-# %%
-# The embeddings
-# --------------
-# The first two principal components of the KernelJL features beside exact
-# kernel PCA's, one color per digit: the same structure, up to a rotation.
-
-plot_embedding(args.datasets, data_home, n_kpca, max(grid), out)
-print(f"\nwrote {out}/clustering.(csv|md|png), kpca.(csv|md|png), embedding.png")
+print(f"\nwrote {out}/clustering.(csv|md|png)")

@@ -60,13 +60,11 @@ from sklearn_sketch.metrics import min_max_kernel
 # %%
 # Command line and data
 # ---------------------
-# Run as a script, ``--quick`` selects the small settings this page shows
-# (seconds) and no flag the paper-size run; in a notebook the quick settings
-# apply. ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
-# without them the example runs on stand-in data and says so. ``--download``
-# fetches the missing ones instead, and ``--output-dir`` receives the tables
-# and figures.
+# ``--quick`` selects the small settings this page shows (also in a
+# notebook); ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
+# without which the example runs on stand-in data and says so;
+# ``--download`` fetches them instead; ``--output-dir`` gets the results.
 
 HERE = Path(globals().get("__file__", "example.py")).resolve().parent
 # In a checkout of the project, the prepared data sets sit beside it.
@@ -77,27 +75,15 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(
-        "--quick", action="store_true", help="small settings: seconds, not minutes"
-    )
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument(
-        "--download", action="store_true",
-        help="download the missing real data sets instead of using stand-in data",
-    )
-    parser.add_argument(
-        "--output-dir",
-        default=str(HERE / "output"),
-        help="where tables and figures are written",
-    )
+    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
+    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
     return parser
 
 
 def parse_settings(parser, argv=None):
-    """The command line's settings; in a notebook, the quick ones.
-
-    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
-    """
+    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
     global DOWNLOAD
     args, _ = parser.parse_known_args(argv)
     args.quick = args.quick or "ipykernel" in sys.modules
@@ -106,24 +92,13 @@ def parse_settings(parser, argv=None):
 
 
 def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
-    beside a checkout of the project, else the fetchers' default folder."""
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
+    checkout, else the fetchers' default; and the output folder, made."""
     unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    if unset and SHARED_DATA_HOME.is_dir():
-        data_home = SHARED_DATA_HOME
-    else:
-        data_home = get_data_home(args.data_home)
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    return data_home, output_dir
-
-
-def write_csv(path, rows):
-    """Write a list of dicts as CSV, columns in first-seen order."""
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    lines = [",".join(columns)]
-    lines += [",".join(str(row.get(column, "")) for column in columns) for row in rows]
-    Path(path).write_text("\n".join(lines) + "\n")
+    use_shared = unset and SHARED_DATA_HOME.is_dir()
+    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
+    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+    return data_home, Path(args.output_dir)
 
 
 def load(name, data_home, test_size, train_size=None):
@@ -131,19 +106,16 @@ def load(name, data_home, test_size, train_size=None):
     if name == "digits":
         X, y = load_digits(return_X_y=True)
         return train_test_split(X.astype(np.float32), y, test_size=0.5, random_state=0)
-    if name == "mnist10k":
-        X_train, y_train = fetch_mnist(data_home, subset="test", return_X_y=True)
-        X_test, y_test = fetch_mnist(data_home, subset="train", return_X_y=True)
+    fetch, options, subsets = fetch_a9a, {}, ("train", "test")
+    if name == "mnist10k":  # trains on the 10000 t10k images
+        fetch, subsets = fetch_mnist, ("test", "train")
     elif name.startswith("sector"):
-        values = name.split("_")[1]
-        X_train, y_train = fetch_sector(data_home, subset="train", values=values, return_X_y=True)
-        X_test, y_test = fetch_sector(data_home, subset="test", values=values, return_X_y=True)
+        fetch, options = fetch_sector, {"values": name.split("_")[1]}
     elif name == "news20":
-        X_train, y_train = fetch_20newsgroups_counts(data_home, subset="train", return_X_y=True)
-        X_test, y_test = fetch_20newsgroups_counts(data_home, subset="test", return_X_y=True)
-    else:
-        X_train, y_train = fetch_a9a(data_home, subset="train", return_X_y=True)
-        X_test, y_test = fetch_a9a(data_home, subset="test", return_X_y=True)
+        fetch = fetch_20newsgroups_counts
+    (X_train, y_train), (X_test, y_test) = (
+        fetch(data_home, subset=subset, return_X_y=True, **options) for subset in subsets
+    )
     X_train, X_test = (sp.csr_matrix(A, dtype=np.float32) for A in (X_train, X_test))
     if test_size:
         X_test, y_test = X_test[:test_size], y_test[:test_size]
@@ -231,9 +203,7 @@ def plot(rows, datasets, path):
                 if r["model"] == model:
                     ax.axhline(r["accuracy"], ls=style[1:], color=style[0], label=model)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("k (number of hashes)")
-        ax.set_ylabel("test accuracy (%)")
-        ax.set_title(name)
+        ax.set(xlabel="k (number of hashes)", ylabel="test accuracy (%)", title=name)
         ax.legend(fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -255,17 +225,13 @@ parser.add_argument("--datasets", nargs="+", default=None,
 parser.add_argument("--ks", type=int, nargs="+", default=None,
                     help="numbers of hashes k (default 16 64 256; 256 1024 4096 with --full)")
 parser.add_argument("--test-size", type=int, default=None, help="cut the test set to N rows")
-parser.add_argument("--train-size", type=int, default=None,
-                    help="cut the training set to its first N rows")
+parser.add_argument("--train-size", type=int, help="cut the training set to its first N rows")
 parser.add_argument("--Cs", type=float, nargs="+", default=None,
                     help="LinearSVC's grid of C (default 0.1 1 10 with --full, else 1)")
 parser.add_argument("--no-exact", action="store_true", help="skip the exact kernel SVM")
-parser.add_argument("--no-raw", action="store_true",
-                    help="skip LinearSVC on the raw features")
-parser.add_argument("--hashers", nargs="*", choices=sorted(HASHERS),
-                    default=["minmax", "core"],
-                    help="hashed features to compare (default: both; none "
-                    "for the exact and raw models only)")
+parser.add_argument("--no-raw", action="store_true", help="skip LinearSVC on the raw features")
+parser.add_argument("--hashers", nargs="*", choices=sorted(HASHERS), default=["minmax", "core"],
+                    help="hashed features to compare (default: both; none: exact and raw only)")
 parser.add_argument("--codes", nargs="+", choices=["full", "0bit"], default=["full"],
                     help="MinMaxHasher's codes, one model each (default: full)")
 args = parse_settings(parser)
@@ -322,7 +288,8 @@ plot(rows, args.datasets, out / "min_max_svm_table.png")
 # The table
 # ---------
 
-write_csv(out / "min_max_svm_table.csv", rows)
+csv = [",".join(rows[0])] + [",".join(str(value) for value in r.values()) for r in rows]
+(out / "min_max_svm_table.csv").write_text("\n".join(csv) + "\n")
 lines = ["| dataset | model | k | accuracy (%) | seconds |", "|---|---|---|---|---|"]
 lines += [f"| {r['dataset']} | {r['model']} | {r['k'] or ''} | {r['accuracy']:.2f} | "
           f"{r['seconds']} |" for r in rows]

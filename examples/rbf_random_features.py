@@ -50,13 +50,11 @@ from sklearn_sketch.datasets import fetch_a9a, fetch_mnist, get_data_home
 # %%
 # Command line and data
 # ---------------------
-# Run as a script, ``--quick`` selects the small settings this page shows
-# (seconds) and no flag the paper-size run; in a notebook the quick settings
-# apply. ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`);
-# without them the example runs on stand-in data and says so. ``--download``
-# fetches the missing ones instead, and ``--output-dir`` receives the tables
-# and figures.
+# ``--quick`` selects the small settings this page shows (also in a
+# notebook); ``--data-home`` names the folder of the real data sets (default
+# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
+# without which the example runs on stand-in data and says so;
+# ``--download`` fetches them instead; ``--output-dir`` gets the results.
 
 HERE = Path(globals().get("__file__", "example.py")).resolve().parent
 # In a checkout of the project, the prepared data sets sit beside it.
@@ -67,27 +65,15 @@ DOWNLOAD = False  # set from --download
 def example_parser(description):
     """An argument parser with the options every example accepts."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(
-        "--quick", action="store_true", help="small settings: seconds, not minutes"
-    )
+    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
     parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument(
-        "--download", action="store_true",
-        help="download the missing real data sets instead of using stand-in data",
-    )
-    parser.add_argument(
-        "--output-dir",
-        default=str(HERE / "output"),
-        help="where tables and figures are written",
-    )
+    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
+    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
     return parser
 
 
 def parse_settings(parser, argv=None):
-    """The command line's settings; in a notebook, the quick ones.
-
-    A notebook's kernel passes arguments of its own (``-f ...``): they are ignored.
-    """
+    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
     global DOWNLOAD
     args, _ = parser.parse_known_args(argv)
     args.quick = args.quick or "ipykernel" in sys.modules
@@ -96,16 +82,13 @@ def parse_settings(parser, argv=None):
 
 
 def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the prepared folder
-    beside a checkout of the project, else the fetchers' default folder."""
+    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
+    checkout, else the fetchers' default; and the output folder, made."""
     unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    if unset and SHARED_DATA_HOME.is_dir():
-        data_home = SHARED_DATA_HOME
-    else:
-        data_home = get_data_home(args.data_home)
-    output_dir = Path(args.output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    return data_home, output_dir
+    use_shared = unset and SHARED_DATA_HOME.is_dir()
+    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
+    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+    return data_home, Path(args.output_dir)
 
 
 def write_csv(path, rows):

@@ -25,15 +25,35 @@ from _checkout import repository_path
 from conftest import find_data_home
 
 EXAMPLES_DIR = repository_path("examples", module=True)
-# Modules whose name starts with "_" are shared plumbing, not examples.
-EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.py") if not p.name.startswith("_"))
-# Examples that run on data bundled with scikit-learn; the others read the
-# real data sets when present.
-NO_DATA_NEEDED = {"reproduce_tables.py"}
+EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.py"))
+# The command-line reproduction scripts, beside the gallery: they share one
+# helper module, ``_common.py``.
+SCRIPTS_DIR = EXAMPLES_DIR.parent / "scripts"
+SCRIPTS = sorted(p.name for p in SCRIPTS_DIR.glob("*.py"))
+MAX_LINES = 300
 
 
 def test_every_example_is_tested():
-    assert "reproduce_tables.py" in EXAMPLES and len(EXAMPLES) >= 2
+    assert len(EXAMPLES) >= 2
+    assert {"reproduce_tables.py", "_common.py"} <= set(SCRIPTS)
+
+
+@pytest.mark.parametrize("path", [f"examples/{name}" for name in EXAMPLES]
+                         + [f"scripts/{name}" for name in SCRIPTS])
+def test_example_or_script_is_short(path):
+    """A page a reader takes in whole: no example or script over 300 lines."""
+    n_lines = len((EXAMPLES_DIR.parent / path).read_text().splitlines())
+    assert n_lines <= MAX_LINES, f"{path} has {n_lines} lines"
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_imports_only_its_folder_and_the_public_api(name):
+    """The scripts share their folder's modules, never a gallery example or a
+    private module of the package."""
+    source = (SCRIPTS_DIR / name).read_text()
+    gallery = {p.stem for p in EXAMPLES_DIR.glob("*.py")}
+    assert not imported_modules(SCRIPTS_DIR / name) & gallery
+    assert not re.search(r"^\s*(from|import) sklearn_sketch(\.\w+)*\._", source, re.M)
 
 
 def imported_modules(path):
@@ -141,7 +161,7 @@ def example_runs(request, tmp_path_factory):
     for name in names:
         folder = tmp_path_factory.mktemp(Path(name).stem)
         shutil.copy(EXAMPLES_DIR / name, folder / name)
-        real_data = None if name in NO_DATA_NEEDED else find_data_home()
+        real_data = find_data_home()
         if real_data is None:
             (folder / "no-data").mkdir()
         spec.append(dict(
@@ -178,8 +198,30 @@ def test_example_runs_alone_as_downloaded(name, example_runs):
         )
     written = {path.suffix for path in (folder / "output").iterdir()}
     assert ".png" in written, f"{name} drew no figure: wrote {sorted(written)}"
-    if name in NO_DATA_NEEDED:
-        assert "Wrote" in stdout and {".md", ".csv"} <= written, sorted(written)
+
+
+@pytest.mark.slow
+def test_reproduce_tables_prints_the_result_and_writes_the_tables(tmp_path):
+    """The README's first command, on its quick settings: the three sections,
+    the labelled result the README quotes, the tables and the figure."""
+    command = [sys.executable, str(SCRIPTS_DIR / "reproduce_tables.py"), "--quick",
+               "--output-dir", str(tmp_path)]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(EXAMPLES_DIR.parent))
+    # Run from elsewhere: the script finds its helper modules beside itself.
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    stdout = result.stdout
+    for heading in ("[1/3] Pham & Pagh", "[2/3] Li (2014)", "[3/3] Kpotufe & Sriperumbudur"):
+        assert heading in stdout, stdout[-3000:]
+    result_block = stdout[stdout.index("Result on digits (1257 training / 540 test rows)"):]
+    for pipeline in ("TensorSketch (1+<x,y>)^4, D=1000 + LinearSVC",
+                     "CoREHasher type 1, k=256 + LinearSVC",
+                     "KernelJL(center=True), n=100, d=50 + KMeans", "Baselines: linear SVC"):
+        assert pipeline in result_block, result_block
+    assert "Wrote the tables" in stdout
+    written = {path.name for path in tmp_path.iterdir()}
+    assert {"tables_digits.md", "tables_digits.csv", "tables_digits.png"} <= written, written
 
 
 def test_min_max_table_runs_one_cell_alone(tmp_path):

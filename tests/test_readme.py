@@ -20,7 +20,7 @@ def test_readme_python_example_runs(capsys):
 def test_readme_starts_with_the_two_commands():
     first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1).splitlines()
     commands = [line for line in first_block if not line.startswith("#")]
-    assert commands[0].endswith("python examples/reproduce_tables.py")
+    assert commands[0].endswith("python scripts/reproduce_tables.py")
     assert commands[1].endswith("python -m pytest")
     # .ci/run runs the line that follows this comment.
     assert "# 2. Install and run the test suite" in first_block
