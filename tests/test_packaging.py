@@ -158,7 +158,7 @@ def test_sdist_carries_what_the_tests_need():
     shipped = _sdist_files()
     needed = {"LICENSE", "README.md", "CHANGELOG.md", "CITATION.cff", "setup.cfg", ".ci/run"}
     needed |= {"tests/conftest.py", "tests/data/golden_outputs.npz"}
-    for folder in ("tests", "examples", "docs"):
+    for folder in ("tests", "examples", "scripts", "docs"):
         needed |= _source_files(root, folder)
     assert not needed - shipped, f"missing from the sdist: {sorted(needed - shipped)}"
     assert not {name for name in shipped if _GENERATED & set(Path(name).parts)}
