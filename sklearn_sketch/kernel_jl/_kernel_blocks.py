@@ -10,11 +10,10 @@ columns.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn import get_config
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import gen_batches
 
-from ..utils._chunking import KERNEL_CHUNK_MIB
+from ..utils._chunking import KERNEL_CHUNK_MIB, chunk_budget_bytes
 
 # Kernels scikit-learn evaluates on dense data only. Their value depends only
 # on the coordinates where one of the two rows is nonzero (a coordinate where
@@ -131,8 +130,7 @@ def _dense_block_rows(X, Y, dtype):
     their rows (``r`` the mean number per row): ``b`` is the larger of the
     sizes each bound allows.
     """
-    budget = min(get_config()["working_memory"], KERNEL_CHUNK_MIB) * 2**20
-    budget_values = budget / (2 * dtype.itemsize)
+    budget_values = chunk_budget_bytes(KERNEL_CHUNK_MIB) / (2 * dtype.itemsize)
     rows = budget_values / X.shape[1]
     if sp.issparse(X) and sp.issparse(Y):
         per_row = (X.nnz + Y.nnz) / max(X.shape[0] + Y.shape[0], 1)

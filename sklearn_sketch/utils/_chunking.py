@@ -51,6 +51,14 @@ PROJECTION_BLOCK_BYTES = 8 * 2**20
 _INPUT_BYTES_PER_VALUE = 32
 
 
+def chunk_budget_bytes(max_chunk_mib=MAX_CHUNK_MIB, working_memory=None):
+    """Bytes a chunk's temporaries may take: ``max_chunk_mib``, or less under
+    scikit-learn's ``working_memory`` (``None``: ``sklearn.get_config()``)."""
+    if working_memory is None:
+        working_memory = get_config()["working_memory"]
+    return min(working_memory, max_chunk_mib) * 2**20
+
+
 def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHUNK_MIB):
     """Slices that cover ``range(n_rows)`` in chunks fitting working memory.
 
@@ -71,11 +79,9 @@ def row_chunks(n_rows, bytes_per_row, working_memory=None, max_chunk_mib=MAX_CHU
     -------
     slices : generator of slice
     """
-    if working_memory is None:
-        working_memory = get_config()["working_memory"]
-    working_memory = min(working_memory, max_chunk_mib)
+    budget = chunk_budget_bytes(max_chunk_mib, working_memory)
     # At least one row per chunk, even when one row exceeds the budget.
-    chunk_n_rows = int(working_memory * 2**20 // max(int(bytes_per_row), 1))
+    chunk_n_rows = int(budget // max(int(bytes_per_row), 1))
     chunk_n_rows = min(max(chunk_n_rows, 1), max(n_rows, 1))
     return _batches(n_rows, chunk_n_rows)
 
