@@ -74,9 +74,22 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             Fitted transformer.
         """
+        self._forget_map()
         X = validate_features(self, X, reset=True)
         self._draw_map(self._make_map(X), X)
         return self
+
+    def _forget_map(self):
+        """Drop the fitted map and what it published, before a new fit.
+
+        A fit that fails (a size refused, a value rejected) then leaves an
+        unfitted estimator, never the former map under the new input's width,
+        and a fit never keeps attributes that only the former map had.
+        """
+        former = vars(self).pop("_map", None)
+        if former is not None:
+            for name in [*former.fitted_attributes(), "_n_features_out"]:
+                vars(self).pop(name, None)
 
     def _draw_map(self, sketch_map, X):
         """Check the size of ``sketch_map``, then draw it and publish its attributes."""
@@ -142,9 +155,10 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             stream.partial_fit(validate_features(self, X, reset=False))
             vars(self).update(stream.fitted_attributes())
         elif self._make_stream_map is not None:
+            self._forget_map()
             X = validate_features(self, X, reset=True)
             self._draw_map(self._make_stream_map(X), X)
-        elif not hasattr(self, "n_features_in_"):
+        elif stream is None:
             return self.fit(X)
         else:
             validate_features(self, X, reset=False)
@@ -165,7 +179,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         X_new : {ndarray, csr_matrix} of shape (n_samples, n_features_out)
             The features, float32 for float32 input and float64 otherwise.
         """
-        check_is_fitted(self)
+        check_is_fitted(self, "_map")
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
@@ -173,22 +187,23 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         sparse = sketch_map.sparse_output
         # For a dense output, NaN and infinity are looked for chunk by chunk,
         # in the threads: a pass over the whole input before them would be
-        # serial. The hashers check the whole input first (an O(nnz) pass
-        # beside their output's k per row), since their prepare reads the
-        # values.
+        # serial. A sparse output is built from its chunks' CSR pieces, with
+        # no per-chunk check: the whole input is checked first (an O(nnz)
+        # pass beside the output's k entries per row).
         X = validate_features(self, X, reset=False, check_finite=sparse)
         n_jobs = effective_n_jobs(self.n_jobs)
-        if sketch_map.jobs_share_chunks:
-            n_jobs = 1
+        # The threads transform chunks side by side, unless the map shares
+        # each chunk's work among them itself.
+        chunk_jobs = 1 if sketch_map.jobs_share_chunks else n_jobs
         chunks = parallel_row_chunks(
             X.shape[0], sketch_map.input_bytes_per_row(X) + input_bytes_per_row(X),
-            n_jobs, sketch_map.exact_rows, max_chunk_mib=sketch_map.chunk_mib,
+            chunk_jobs, sketch_map.exact_rows, max_chunk_mib=sketch_map.chunk_mib,
         )
-        state = sketch_map.prepare(X, effective_n_jobs(self.n_jobs), len(chunks))
+        state = sketch_map.prepare(X, n_jobs, len(chunks))
         if sparse:
             return sparse_transform(
                 X, chunks, lambda X_chunk: sketch_map.transform_chunk(X_chunk, None, state),
-                sketch_map.output_indptr(X), X.dtype, sketch_map.n_output, n_jobs,
+                sketch_map.output_indptr(X), X.dtype, sketch_map.n_output, chunk_jobs,
             )
         check = finite_check(self)
 
@@ -201,7 +216,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             sketch_map.check_chunk(X_chunk, out)
 
         return dense_transform(
-            X, chunks, transform_chunk, sketch_map.n_output, X.dtype, n_jobs
+            X, chunks, transform_chunk, sketch_map.n_output, X.dtype, chunk_jobs
         )
 
     def get_feature_names_out(self, input_features=None):
@@ -236,7 +251,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         columns by position (pandas or polars output through ``set_output``,
         which needs the names, is not possible at that width).
         """
-        check_is_fitted(self, "_n_features_out")
+        check_is_fitted(self, "_map")
         _check_feature_names_in(self, input_features, generate_names=False)
         n_names = self._n_features_out
         if n_names > MAX_FEATURE_NAMES:

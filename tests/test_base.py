@@ -109,3 +109,42 @@ def test_n_jobs_errors_surface_from_threads():
     sketch = TensorSketch(n_components=16, degree=3, random_state=0, n_jobs=2).fit(X)
     with pytest.raises(ValueError, match="overflowed float32"):
         sketch.transform(X)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATOR_REGISTRY))
+def test_a_failed_refit_leaves_an_unfitted_estimator(name):
+    # Rule: a fit that raises (here an impossible size, refused before any
+    # draw) never leaves the former model behind under the new input's
+    # width: transform then says the estimator is not fitted.
+    from sklearn.exceptions import NotFittedError
+
+    rng = np.random.RandomState(0)
+    narrow, wide = np.abs(rng.rand(20, 5)), np.abs(rng.rand(20, 40))
+    estimator = make_estimator(name).fit(narrow)
+    estimator.set_params(n_components=10**15)
+    with pytest.raises((MemoryError, ValueError)):
+        estimator.fit(wide)
+    with pytest.raises(NotFittedError):
+        estimator.transform(wide)
+    with pytest.raises(NotFittedError):
+        estimator.get_feature_names_out()
+
+
+@pytest.mark.parametrize("first, second", [("orf", "sorf"), ("sorf", "orf"), ("sorf", "fastfood")])
+def test_a_refit_keeps_only_the_new_maps_attributes(first, second):
+    # Rule: the fitted attributes are the last fit's; one that only the
+    # former map had goes with it, and set_params alone changes nothing.
+    from sklearn_sketch import OrthogonalRBFSampler
+
+    X = np.random.RandomState(0).rand(10, 6)
+    estimator = OrthogonalRBFSampler(16, method=first, random_state=0).fit(X)
+    expected = estimator.transform(X)
+    estimator.set_params(method=second)
+    assert_array_equal(estimator.transform(X), expected)
+    if first == "orf":
+        with pytest.raises(AttributeError):
+            estimator.signs_
+    else:
+        assert estimator.signs_ is not None
+    estimator.fit(X)
+    assert hasattr(estimator, "random_weights_") == (second == "orf")

@@ -189,10 +189,13 @@ class OrthogonalRBFSampler(BaseSketch):
 
     def _diagonal(self, index, name=None):
         """Part ``index`` of the structured diagonals, drawn again (see Attributes)."""
-        check_is_fitted(self)
-        if self.method == "orf":
+        check_is_fitted(self, "_map")
+        # The fitted method, not the parameter: set_params after fit changes
+        # nothing until the next fit.
+        method = self._map.method
+        if method == "orf":
             raise AttributeError("method='orf' has no structured diagonals.")
-        if name is not None and self.method != "fastfood":
+        if name is not None and method != "fastfood":
             raise AttributeError(f"Only method='fastfood' has {name}.")
         return self._map.diagonals()[index]
 
