@@ -94,6 +94,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def _draw_map(self, sketch_map, X):
         """Check the size of ``sketch_map``, then draw it and publish its attributes."""
         sketch_map.owner = type(self).__name__
+        sketch_map.check()
         check_allocation(
             fit_bytes(sketch_map, X.dtype),
             f"{type(self).__name__} with {sketch_map.size_description()}",

@@ -50,7 +50,8 @@ class SketchMap(metaclass=ABCMeta):
     #: runs them, from the number ``prepare`` is given) instead of
     #: transforming chunks side by side.
     jobs_share_chunks = False
-    #: The estimator's class name, for the messages; set by the base.
+    #: The estimator's class name, for the messages; set by the base before
+    #: :meth:`check`.
     owner = "SketchMap"
 
     @abstractmethod
@@ -81,6 +82,13 @@ class SketchMap(metaclass=ABCMeta):
         :meth:`prepare`) must be read-only or thread-local.
         """
 
+    def check(self):
+        """Refuse what the map cannot serve, before the size check and the draw.
+
+        Called by the base once ``owner`` is set, so that the message names the
+        estimator (for example an output too wide for sparse indices).
+        """
+
     def fitted_attributes(self):
         """The estimator's public fitted attributes (names ending in ``_``) this map sets."""
         return {}
@@ -94,7 +102,7 @@ class SketchMap(metaclass=ABCMeta):
         return None
 
     def check_chunk(self, X_chunk, out):
-        """Check a transformed chunk (for example for overflow); raise if wrong."""
+        """Check a transformed chunk of a dense output (say for overflow); raise if wrong."""
 
     def output_indptr(self, X):
         """Row pointers of the sparse output of ``X`` (``sparse_output`` only)."""

@@ -75,7 +75,6 @@ class CoREMap(OneHotCodesMap):
     projection : {"gaussian", "rademacher", "hashed_gaussian"}
     """
 
-    owner = "CoREHasher"
     # The jobs share the work of each chunk, without copies of its rows and
     # of the pieces of its output, and for "core1" without generating in
     # each piece the rows of R that the whole chunk touches.

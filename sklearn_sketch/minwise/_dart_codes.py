@@ -41,23 +41,24 @@ class DartCodesMap(OneHotCodesMap):
     kernel : {"minmax", "gmm"}
     """
 
-    owner = "MinMaxHasher"
-
     def __init__(self, n_components, n_features, *, b_bits, codes, kernel):
         gmm = kernel == "gmm"
         if gmm:
             self.keys_description = "twice the number of input features"
         # The sampled coordinates range over the split vector for "gmm".
         super().__init__(n_components, b_bits, n_features * (2 if gmm else 1))
-        if b_bits is None and codes == "full":
+        self.codes = codes
+        self.kernel = kernel
+
+    def check(self):
+        super().check()
+        if self.b_bits is None and self.codes == "full":
             raise ValueError(
                 "b_bits=None codes the sampled coordinate itself, which is the 0-bit "
                 "scheme: use codes='0bit', or a b_bits of at most 32 with the full "
                 "codes (b_bits=32: two different samples share a code with "
                 "probability about 2**-31)."
             )
-        self.codes = codes
-        self.kernel = kernel
 
     def state_bytes(self, dtype):
         return _STATE_BYTES_PER_HASH * self.n_components

@@ -90,10 +90,9 @@ class OneHotCodesMap(SketchMap):
     """The map of a hasher whose output is one-hot codes: ``k`` blocks of ``block_width``.
 
     A subclass writes the codes and values of canonical CSR rows in
-    :meth:`transform_csr`. The output's width is checked here, when the map
-    is built, so that an output that cannot be indexed fails before anything
-    is drawn, not with an OverflowError in transform; its message names the
-    subclass's ``owner`` (the base sets it only after the map is built).
+    :meth:`transform_csr`. The output's width is checked by :meth:`check`,
+    before anything is drawn, so that an output that cannot be indexed fails
+    at once, not with an OverflowError in transform.
 
     Parameters
     ----------
@@ -116,7 +115,6 @@ class OneHotCodesMap(SketchMap):
         self.n_keys = n_keys
         self.block_width = n_keys if b_bits is None else 2**b_bits
         self.n_output = n_components * self.block_width
-        self._check_output_width()
 
     def fitted_attributes(self):
         return {"n_output_features_": self.n_output}
@@ -149,7 +147,7 @@ class OneHotCodesMap(SketchMap):
             return f"2**b_bits with b_bits={self.b_bits}"
         return f"{self.keys_description}, with b_bits=None"
 
-    def _check_output_width(self):
+    def check(self):
         k, width = self.n_components, self.block_width
         if self.n_output <= MAX_OUTPUT_WIDTH:
             return

@@ -229,7 +229,8 @@ class ComplexProjectionMap(PolynomialMap):
             unit_entries(self.entry_hashes_[j], columns, row_keys, *units, out=entries)
             projected = np.asarray(X_chunk @ entries)
             if self.coef0 > 0:
-                constant = (polynomial_hash(self.entry_hashes_[j], constant_keys) & np.uint64(3)).astype(np.intp)
+                hashes = polynomial_hash(self.entry_hashes_[j], constant_keys)
+                constant = (hashes & np.uint64(3)).astype(np.intp)
                 c = np.sqrt(self.coef0)
                 projected[:, :m] += (c * UNIT_REAL[constant]).astype(dtype)
                 projected[:, m:] += (c * UNIT_IMAG[constant]).astype(dtype)

@@ -135,8 +135,9 @@ class MaclaurinMap(PolynomialMap):
     map per block (or one ``base`` map of the whole kernel, when the
     features are fewer than the terms). Before the draw, ``state_bytes`` and
     ``bytes_per_row`` are bounds for any allocation, which the size check
-    reads. Fitted attributes, as documented by MaclaurinSketch: ``block_seeds_``, ``coefficients_``, ``expanded_``,
-    ``allocation_``, ``linear_exact_``, ``sketches_`` and ``padded_sketch_``.
+    reads. Fitted attributes, as documented by MaclaurinSketch:
+    ``block_seeds_``, ``coefficients_``, ``expanded_``, ``allocation_``,
+    ``linear_exact_``, ``sketches_`` and ``padded_sketch_``.
     """
 
     fitted_names = (

@@ -44,7 +44,7 @@ class PolynomialTreeSketch(BaseSketch):
         n_components`` for a random permutation of the input's keys (no
         collisions unless the input is wider than ``n_components``), or a
         pairwise independent hash. Leaves wider than
-        ``max(4096, next_power_of_two(n_components))`` always hash.
+        4096 and the power of two at or above ``n_components`` always hash.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
