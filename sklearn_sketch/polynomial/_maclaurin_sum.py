@@ -219,6 +219,7 @@ class MaclaurinMap(PolynomialMap):
                 self.n_components, self.degree, self.n_features, gamma=self.gamma,
                 coef0=self.coef0, **options,
             )
+            self.padded_sketch_.owner = self.owner  # its overflow errors name ours
             self.padded_sketch_.draw(check_random_state(int(seeds[0])), X)
             return
         weights = self.coefficients_[sketched] * np.sqrt(variance_proxies(rows, sketched))
@@ -231,6 +232,7 @@ class MaclaurinMap(PolynomialMap):
             self.sketches_[i] = map_class(
                 int(self.allocation_[i]), int(i), self.n_features, **options
             )
+            self.sketches_[i].owner = self.owner
             self.sketches_[i].draw(check_random_state(int(seeds[i])), X)
 
     def _allocate(self, sketched, weights):
