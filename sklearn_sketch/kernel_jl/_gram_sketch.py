@@ -314,16 +314,20 @@ class GramSketchMap(SketchMap):
             for name, value in self._transform_params().items()
         }
         blocks = []
-        with config_context(array_api_dispatch=True):
+        # errstate: a namespace computing with NumPy (array_api_strict) would
+        # warn of an overflow, which is reported below as the NumPy path does.
+        with config_context(array_api_dispatch=True), np.errstate(
+            over="ignore", invalid="ignore"
+        ):
             for rows in self._array_row_blocks(X, xp):
                 block = pairwise_kernels(
                     X[rows, ...], components, metric=self.kernel, filter_params=True,
                     **params,
                 )
                 blocks.append(xp.astype(block, X.dtype, copy=False) @ projection)
-        out = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
-        if self.center:
-            out = out + offset
+            out = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+            if self.center:
+                out = out + offset
         if not bool(xp.all(xp.isfinite(out))) and bool(xp.all(xp.isfinite(X))) and (
             all_finite(self.components)
         ):
