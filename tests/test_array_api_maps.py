@@ -100,8 +100,7 @@ def test_tensor_sketch_matches_numpy(namespace, dtype, degree, coef0):
 @pytest.mark.parametrize("n_components", [1, 2, 77])
 def test_tensor_sketch_odd_and_tiny_widths(namespace, n_components):
     X = dense_data(np.float32, n_features=3)
-    sketch = TensorSketch(n_components=n_components, degree=3, coef0=1.0, random_state=1)
-    sketch.fit(X)
+    sketch = TensorSketch(n_components, degree=3, coef0=1.0, random_state=1).fit(X)
     X_device, xp, device = on_device(namespace, X)
     Z = sketch._map.transform_array(X_device, xp, device)
     assert_same_features(Z, sketch.transform(X), X_device, xp)

@@ -344,7 +344,8 @@ class GramSketchMap(SketchMap):
         itemsize = _host_dtype(X.dtype, xp).itemsize
         pair_bytes = _BROADCAST_COPIES * self.n_subsample * X.shape[1] * itemsize
         size = max(1, _ARRAY_BLOCK_BYTES // max(pair_bytes, 1))
-        return [slice(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
+        starts = range(0, n_rows, size)
+        return [slice(start, min(start + size, n_rows)) for start in starts]
 
     def _moved_arrays(self, xp, device, dtype):
         """The subsample, ``W`` and the offset as arrays of ``xp`` on ``device``.

@@ -2,8 +2,10 @@
 
 :class:`CountSketchProductMap` draws ``degree`` pairs of bucket and sign
 hashes and maps a chunk of rows to the circular convolution of their Count
-Sketches, computed as a product of real FFTs. TensorSketch is this map;
-MaclaurinSketch holds one for some degrees of its expansion.
+Sketches, computed as a product of real FFTs; on an array API namespace
+(``transform_array``) each Count Sketch is a product with a dense matrix of
+signs. TensorSketch is this map; MaclaurinSketch holds one for some degrees
+of its expansion.
 """
 
 import threading
@@ -139,7 +141,7 @@ class CountSketchProductMap(PolynomialMap):
         return out
 
     def _dense_tables(self, dtype):
-        """Per degree: the dense signs ``S_j`` of the features, then ``c_j`` (or None)."""
+        """Per degree the dense signs ``S_j``, then per degree ``c_j`` (or None)."""
         n_features, width = self.n_features, self.n_components
         # The tables of prepare: signs times sqrt(gamma), in dtype.
         scale = dtype.type(np.sqrt(self.gamma))

@@ -1,7 +1,8 @@
 """What every map of the polynomial kernel ``(gamma <x, y> + coef0) ** degree`` shares.
 
 :class:`PolynomialMap` holds the kernel's sizes and parameters, names them
-in the size check's message and checks a transformed chunk for overflow;
+in the size check's message, checks a transformed chunk (or array) for
+overflow and keeps the arrays a map's ``transform_array`` moves to a device;
 ``POLYNOMIAL_PARAMETER_CONSTRAINTS`` are the estimators' constraints on the
 same parameters.
 """
@@ -85,7 +86,7 @@ class PolynomialMap(SketchMap):
             raise self._overflow(out.dtype)
 
     def check_array(self, X, out, xp):
-        """:meth:`check_chunk` for the arrays of namespace ``xp`` of ``transform_array``."""
+        """:meth:`check_chunk` for the arrays of ``transform_array`` (of ``xp``)."""
         if not bool(xp.all(xp.isfinite(out))) and bool(xp.all(xp.isfinite(X))):
             raise self._overflow(host_dtype(out.dtype, xp))
 
