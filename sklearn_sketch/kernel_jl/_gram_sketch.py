@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import config_context
+from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._map import SketchMap
 from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
@@ -40,6 +42,16 @@ _UPCAST_FLOAT32_KERNELS = frozenset({"rbf"})
 _NEGLIGIBLE_CENTERED = 1e-10
 
 _OVERFLOW_REMEDY = "Scale the input down, or lower the kernel's parameters"
+
+# Kernels whose array API evaluation in scikit-learn broadcasts every pair of
+# rows over the features (an n x n_subsample x n_features temporary, or
+# blocks of 1024 x 1024 rows of it). transform_array evaluates them on
+# blocks of rows whose temporaries take about _ARRAY_BLOCK_BYTES each.
+_BROADCAST_KERNELS = frozenset({"laplacian", "chi2", "additive_chi2"})
+_ARRAY_BLOCK_BYTES = 2**30
+# Temporaries of that size the broadcast kernels hold at once (difference,
+# its square or absolute value, the sums and ratios of chi2).
+_BROADCAST_COPIES = 3
 
 
 class GramSketchMap(SketchMap):
@@ -82,6 +94,12 @@ class GramSketchMap(SketchMap):
         self.kernel, self.center = params["kernel"], params["center"]
         self.n_output, self.n_jobs = params["n_components"], params["n_jobs"]
         self.gamma = params["gamma"]
+        # On a device the kernel values come from scikit-learn's array API
+        # pairwise kernels: every named kernel, on dense data. A callable
+        # kernel, a precomputed one and sparse data stay on the CPU.
+        self.array_api_support = not (
+            callable(self.kernel) or self.kernel == "precomputed" or sp.issparse(X)
+        )
         self.kernel_params = kernel_params(
             self.kernel, self.gamma, params["degree"], params["coef0"],
             params["kernel_params"],
@@ -101,6 +119,13 @@ class GramSketchMap(SketchMap):
                 f"data only, on pairs of rows densified over up to {width} of "
                 f"the {X.shape[1]} columns",
             )
+
+    def __getstate__(self):
+        # The arrays moved to a device stay behind: they belong to the
+        # process (and device) that moved them, and are moved again on use.
+        state = dict(vars(self))
+        state.pop("_moved", None)
+        return state
 
     def state_bytes(self, dtype):
         """``Z``, the Gram matrix and its centered copy, ``W`` twice, the subsample."""
@@ -175,6 +200,8 @@ class GramSketchMap(SketchMap):
                     gram.dtype, "the kernel values of the subsample", _OVERFLOW_REMEDY
                 )
         self.projection, self.offset = self._sketch_gram(gram, gaussian, dtype)
+        # Arrays moved to a device hold the former subsample and sketch.
+        vars(self).pop("_moved", None)
 
     def _sketch_gram(self, gram, gaussian, dtype):
         """``W`` and the offset, from the Gram matrix and ``Z``.
@@ -230,17 +257,21 @@ class GramSketchMap(SketchMap):
             )
         return projection, offset
 
+    def _transform_params(self):
+        """The kernel's parameters in ``transform``, with the gamma of the fit."""
+        params = dict(self.kernel_params)
+        if self.gamma_ is not None:
+            params["gamma"] = self.gamma_
+        return params
+
     def prepare(self, X, n_jobs, n_chunks):
         """What every chunk of one ``transform`` call reads."""
         components, dtype = self.components, X.dtype
         upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
         if upcast:
             components = components.astype(np.float64)
-        params = dict(self.kernel_params)
-        if self.gamma_ is not None:
-            params["gamma"] = self.gamma_
         return dict(
-            kernel_params=params,
+            kernel_params=self._transform_params(),
             projection=self.projection.astype(dtype, copy=False),
             offset=self.offset.astype(dtype, copy=False),
             components=components,
@@ -265,6 +296,72 @@ class GramSketchMap(SketchMap):
         if self.center:
             out += state["offset"]
 
+    def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        The kernel values against the subsample come from scikit-learn's
+        :func:`~sklearn.metrics.pairwise.pairwise_kernels` under
+        ``array_api_dispatch``, in ``X``'s dtype (for float32, scikit-learn
+        computes the Euclidean distances of the RBF kernel in the device's
+        widest float, as the NumPy path's upcast does); then
+        ``block @ W + offset`` as in :meth:`transform_chunk`. The subsample,
+        ``W`` and the offset are moved to the device once.
+        """
+        components, projection, offset = self._moved_arrays(xp, device, X.dtype)
+        # Python numbers: a namespace may refuse NumPy scalars beside its arrays.
+        params = {
+            name: value.item() if isinstance(value, np.generic) else value
+            for name, value in self._transform_params().items()
+        }
+        blocks = []
+        # errstate: a namespace computing with NumPy (array_api_strict) would
+        # warn of an overflow, which is reported below as the NumPy path does.
+        with config_context(array_api_dispatch=True), np.errstate(
+            over="ignore", invalid="ignore"
+        ):
+            for rows in self._array_row_blocks(X, xp):
+                block = pairwise_kernels(
+                    X[rows, ...], components, metric=self.kernel, filter_params=True,
+                    **params,
+                )
+                blocks.append(xp.astype(block, X.dtype, copy=False) @ projection)
+            out = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+            if self.center:
+                out = out + offset
+        if not bool(xp.all(xp.isfinite(out))) and bool(xp.all(xp.isfinite(X))) and (
+            all_finite(self.components)
+        ):
+            raise self.overflow_error(
+                _host_dtype(X.dtype, xp), "the features of the input", _OVERFLOW_REMEDY
+            )
+        return out
+
+    def _array_row_blocks(self, X, xp):
+        """Row slices of ``X`` for :meth:`transform_array`: one, or bounded blocks."""
+        n_rows = X.shape[0]
+        if self.kernel not in _BROADCAST_KERNELS:
+            return [slice(0, n_rows)]
+        itemsize = _host_dtype(X.dtype, xp).itemsize
+        pair_bytes = _BROADCAST_COPIES * self.n_subsample * X.shape[1] * itemsize
+        size = max(1, _ARRAY_BLOCK_BYTES // max(pair_bytes, 1))
+        starts = range(0, n_rows, size)
+        return [slice(start, min(start + size, n_rows)) for start in starts]
+
+    def _moved_arrays(self, xp, device, dtype):
+        """The subsample, ``W`` and the offset as arrays of ``xp`` on ``device``.
+
+        Moved once per namespace, device and dtype, then kept on the map
+        until the subsample changes (not pickled).
+        """
+        key = (xp.__name__, str(device), str(dtype))
+        moved = vars(self).setdefault("_moved", {})
+        if key not in moved:
+            moved[key] = tuple(
+                xp.asarray(array, dtype=dtype, device=device)
+                for array in (self.components, self.projection, self.offset)
+            )
+        return moved[key]
+
     def check_chunk(self, X_chunk, out):
         # Under assume_finite=True a NaN may also come from the subsample.
         if (
@@ -275,6 +372,11 @@ class GramSketchMap(SketchMap):
             raise self.overflow_error(
                 out.dtype, "the features of the input", _OVERFLOW_REMEDY
             )
+
+
+def _host_dtype(dtype, xp):
+    """The NumPy dtype of the floating dtype ``dtype`` of namespace ``xp``."""
+    return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)
 
 
 class StreamedGramSketchMap(GramSketchMap):

@@ -1,7 +1,8 @@
 """What every map of the polynomial kernel ``(gamma <x, y> + coef0) ** degree`` shares.
 
 :class:`PolynomialMap` holds the kernel's sizes and parameters, names them
-in the size check's message and checks a transformed chunk for overflow;
+in the size check's message, checks a transformed chunk (or array) for
+overflow and keeps the arrays a map's ``transform_array`` moves to a device;
 ``POLYNOMIAL_PARAMETER_CONSTRAINTS`` are the estimators' constraints on the
 same parameters.
 """
@@ -42,6 +43,30 @@ class PolynomialMap(SketchMap):
         self.coef0 = coef0
         self.n_output = n_components
 
+    def __getstate__(self):
+        # The arrays moved to a device stay behind: they belong to the
+        # process (and device) that moved them, and are moved again on use.
+        state = dict(vars(self))
+        state.pop("_moved", None)
+        return state
+
+    def moved_arrays(self, xp, device, dtype, build):
+        """The host arrays ``build(host_dtype)`` as arrays of ``xp`` on ``device``.
+
+        Moved once per namespace, device and dtype, then kept on the map
+        (not pickled): ``transform_array`` reads its drawn state, built on
+        the host, from here. ``build`` returns a tuple of NumPy arrays (or
+        None in their place).
+        """
+        key = (xp.__name__, str(device), str(dtype))
+        moved = vars(self).setdefault("_moved", {})
+        if key not in moved:
+            moved[key] = tuple(
+                None if array is None else xp.asarray(array, dtype=dtype, device=device)
+                for array in build(host_dtype(dtype, xp))
+            )
+        return moved[key]
+
     def state_bytes(self, dtype):
         return 0
 
@@ -58,8 +83,21 @@ class PolynomialMap(SketchMap):
         # With assume_finite=True the input was not checked: a NaN or an
         # infinity that came in goes out as it is, and is no overflow.
         if not np.isfinite(out).all() and all_finite(X_chunk):
-            raise self.overflow_error(
-                out.dtype, f"the input values raised to degree={self.degree}",
-                "Scale the input down (for example with "
-                "sklearn.preprocessing.Normalizer), or lower degree, gamma or coef0",
-            )
+            raise self._overflow(out.dtype)
+
+    def check_array(self, X, out, xp):
+        """:meth:`check_chunk` for the arrays of ``transform_array`` (of ``xp``)."""
+        if not bool(xp.all(xp.isfinite(out))) and bool(xp.all(xp.isfinite(X))):
+            raise self._overflow(host_dtype(out.dtype, xp))
+
+    def _overflow(self, dtype):
+        return self.overflow_error(
+            dtype, f"the input values raised to degree={self.degree}",
+            "Scale the input down (for example with "
+            "sklearn.preprocessing.Normalizer), or lower degree, gamma or coef0",
+        )
+
+
+def host_dtype(dtype, xp):
+    """The NumPy dtype of the floating dtype ``dtype`` of namespace ``xp``."""
+    return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)

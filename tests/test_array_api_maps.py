@@ -1,0 +1,315 @@
+"""The maps' ``transform_array``: their features on array API namespaces.
+
+TensorSketch's :class:`CountSketchProductMap` and KernelJL's
+:class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
+(CPU) as a whole, and must give the features of the NumPy path, from the
+same fitted state, within float32 rounding, in the input's namespace,
+dtype and device. The maps are called directly (the estimators' dispatch
+is tested with the base).
+
+KernelJL's kernel values come from scikit-learn's array API pairwise
+kernels, which run only under ``array_api_dispatch``; scikit-learn refuses
+that without ``SCIPY_ARRAY_API=1`` in the environment. Where it is unset,
+:func:`test_dispatch_tests_under_scipy_array_api` runs the tests named
+``*_dispatch`` in a subprocess with it (and they skip here, saying so).
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.externals import array_api_compat
+
+from sklearn_sketch import KernelJL, TensorSketch
+
+NAMESPACES = ["array_api_strict", "torch"]
+DTYPES = [np.float32, np.float64]
+
+_SCIPY_ARRAY_API = os.environ.get("SCIPY_ARRAY_API") == "1"
+needs_dispatch = pytest.mark.skipif(
+    not _SCIPY_ARRAY_API,
+    reason="needs SCIPY_ARRAY_API=1 (array_api_dispatch); run in a subprocess "
+    "by test_dispatch_tests_under_scipy_array_api",
+)
+
+
+@pytest.fixture(params=NAMESPACES)
+def namespace(request):
+    """The module of a namespace (skipped, with the reason shown, where missing)."""
+    return pytest.importorskip(request.param)
+
+
+def on_device(module, X, device=None):
+    """``X`` as an array of ``module``, its array API namespace and its device."""
+    X_device = module.asarray(X) if device is None else module.asarray(X, device=device)
+    xp = array_api_compat.array_namespace(X_device)
+    return X_device, xp, array_api_compat.device(X_device)
+
+
+def to_numpy(Z):
+    """A CPU array of any namespace as a NumPy array (through DLPack)."""
+    return np.from_dlpack(Z)
+
+
+def assert_same_features(Z, expected, X_device, xp):
+    """``Z`` is in ``X_device``'s namespace, dtype and device, and equals ``expected``.
+
+    Within float32 rounding of the features' scale (float64: within float64
+    rounding): the device path sums in another order (a matrix product,
+    other FFT and kernel routines), never with another algorithm.
+    """
+    assert array_api_compat.array_namespace(Z) is xp
+    assert Z.dtype == X_device.dtype
+    assert array_api_compat.device(Z) == array_api_compat.device(X_device)
+    assert tuple(Z.shape) == expected.shape
+    Z = to_numpy(Z)
+    assert Z.dtype == expected.dtype
+    scale = max(np.abs(expected).max(), np.finfo(expected.dtype).tiny)
+    rtol = 1e-5 if expected.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(Z, expected, rtol=0, atol=rtol * scale)
+
+
+def dense_data(dtype, n_samples=60, n_features=12, seed=0, nonnegative=False):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_samples, n_features)) / 2
+    return (np.abs(X) if nonnegative else X).astype(dtype)
+
+
+# -- TensorSketch: the Count Sketch product ---------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+def test_tensor_sketch_matches_numpy(namespace, dtype, degree, coef0):
+    X = dense_data(dtype)
+    sketch = TensorSketch(
+        n_components=130, degree=degree, gamma=0.7, coef0=coef0, random_state=0
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_components", [1, 2, 77])
+def test_tensor_sketch_odd_and_tiny_widths(namespace, n_components):
+    X = dense_data(np.float32, n_features=3)
+    sketch = TensorSketch(n_components, degree=3, coef0=1.0, random_state=1).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+def test_tensor_sketch_stays_on_its_device():
+    # array_api_strict refuses to mix devices: every array the map moves
+    # must be on the input's device, and so is the output.
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = TensorSketch(n_components=64, degree=2, coef0=0.5, random_state=0).fit(X)
+    device = xp.Device("device1")
+    X_device = xp.asarray(X, device=device)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_tensor_sketch_wide_input_stays_on_the_cpu():
+    narrow = TensorSketch(n_components=8, random_state=0).fit(np.ones((2, 4096)))
+    wide = TensorSketch(n_components=8, random_state=0).fit(np.ones((2, 4097)))
+    assert narrow._map.array_api_support
+    assert not wide._map.array_api_support
+
+
+def test_tensor_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    sketch = TensorSketch(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    moved = dict(sketch._map._moved)
+    assert len(moved) == 1
+    second = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    np.testing.assert_array_equal(first, second)
+    # Same namespace and device, another dtype: its own tables.
+    X64, _, _ = on_device(namespace, X.astype(np.float64))
+    sketch._map.transform_array(X64, xp, device)
+    assert len(sketch._map._moved) == 2
+    assert all(sketch._map._moved[key] is value for key, value in moved.items())
+
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert "_moved" not in vars(restored._map)
+    assert "_moved" in vars(sketch._map)
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
+
+
+def test_tensor_sketch_overflow_is_the_numpy_paths_error(namespace):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = TensorSketch(n_components=16, degree=4, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+def test_tensor_sketch_nan_in_nan_out(namespace):
+    # As in the NumPy path under assume_finite: a NaN that came in is no overflow.
+    X = dense_data(np.float32)
+    sketch = TensorSketch(n_components=16, degree=2, random_state=0).fit(X)
+    X[0, 0] = np.nan
+    X_device, xp, device = on_device(namespace, X)
+    Z = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    assert np.isnan(Z[0]).any()
+    assert np.isfinite(Z[1:]).all()
+
+
+# -- KernelJL: the Gram sketch ----------------------------------------------
+
+# Every kernel scikit-learn 1.9 evaluates under array API dispatch, with a
+# gamma other than 1 where the kernel takes one.
+KERNELS = {
+    "rbf": dict(gamma=0.3),
+    "linear": {},
+    "poly": dict(gamma=0.4, degree=3, coef0=0.5),
+    "polynomial": dict(gamma=0.4, degree=2, coef0=0.0),
+    "cosine": {},
+    "sigmoid": dict(gamma=0.2, coef0=0.3),
+    "laplacian": dict(gamma=0.3),
+    "chi2": dict(gamma=0.5),
+    "additive_chi2": {},
+}
+
+
+def kernel_jl(kernel, center=True, **params):
+    return KernelJL(
+        n_components=16, n_subsample=25, kernel=kernel, center=center, random_state=0,
+        **{**KERNELS.get(kernel, {}), **params},
+    )
+
+
+@needs_dispatch
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("center", [True, False])
+def test_kernel_jl_matches_numpy_dispatch(namespace, dtype, kernel, center):
+    X = dense_data(dtype, nonnegative=kernel.endswith("chi2"))
+    estimator = kernel_jl(kernel, center=center).fit(X)
+    assert estimator._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = estimator._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(X), X_device, xp)
+
+
+@needs_dispatch
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid"])
+def test_kernel_jl_gamma_scale_and_numpy_parameters_dispatch(namespace, kernel):
+    # gamma="scale" is resolved on the subsample in fit; a NumPy scalar in
+    # kernel_params reaches the namespace's arrays as a Python number.
+    X = dense_data(np.float32, seed=3)
+    params = {} if kernel == "rbf" else {"coef0": np.float64(0.25)}
+    estimator = KernelJL(
+        n_components=8, n_subsample=20, kernel=kernel, gamma="scale",
+        kernel_params=params, random_state=2,
+    ).fit(X)
+    assert isinstance(estimator.gamma_, float)
+    X_device, xp, device = on_device(namespace, X)
+    Z = estimator._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(X), X_device, xp)
+
+
+@needs_dispatch
+def test_kernel_jl_stays_on_its_device_dispatch():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float32, nonnegative=True)
+    for kernel in ("rbf", "chi2"):
+        estimator = kernel_jl(kernel).fit(X)
+        device = xp.Device("device1")
+        Z = estimator._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.device == device
+        Z = Z.to_device(xp.Device("CPU_DEVICE"))
+        assert_same_features(Z, estimator.transform(X), xp.asarray(X), xp)
+
+
+@needs_dispatch
+def test_kernel_jl_row_blocks_dispatch(namespace, monkeypatch):
+    # The broadcasting kernels run on row blocks; with blocks of a few rows
+    # the features are those of the NumPy path still.
+    from sklearn_sketch.kernel_jl import _gram_sketch
+
+    X = dense_data(np.float64, n_samples=43, nonnegative=True)
+    estimator = kernel_jl("chi2").fit(X)
+    pair_bytes = _gram_sketch._BROADCAST_COPIES * 25 * X.shape[1] * 8
+    monkeypatch.setattr(_gram_sketch, "_ARRAY_BLOCK_BYTES", 5 * pair_bytes)
+    X_device, xp, device = on_device(namespace, X)
+    assert len(estimator._map._array_row_blocks(X_device, xp)) == 9
+    Z = estimator._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(X), X_device, xp)
+
+
+@needs_dispatch
+def test_kernel_jl_partial_fit_moves_the_new_subsample_dispatch(namespace):
+    first, second = dense_data(np.float32, seed=4), dense_data(np.float32, seed=5)
+    estimator = kernel_jl("rbf")
+    estimator.partial_fit(first)
+    X_device, xp, device = on_device(namespace, first)
+    Z = estimator._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(first), X_device, xp)
+    estimator.partial_fit(second)
+    Z = estimator._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(first), X_device, xp)
+
+    restored = pickle.loads(pickle.dumps(estimator))
+    assert "_moved" not in vars(restored._map)
+    Z = restored._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, estimator.transform(first), X_device, xp)
+
+
+@needs_dispatch
+def test_kernel_jl_overflow_is_the_numpy_paths_error_dispatch(namespace):
+    X = dense_data(np.float32, seed=6)
+    estimator = kernel_jl("poly", gamma=1.0, degree=3, coef0=0.0).fit(X)
+    X_big = X * np.float32(1e14)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        estimator.transform(X_big)
+    X_device, xp, device = on_device(namespace, X_big)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        estimator._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+def test_kernel_jl_array_api_support():
+    X = dense_data(np.float64, nonnegative=True)
+    for kernel in KERNELS:
+        assert kernel_jl(kernel).fit(X)._map.array_api_support
+    # What stays on the CPU: a callable kernel, a precomputed one, sparse data.
+    for kernel, data in [(lambda x, y: x @ y, X), ("precomputed", X @ X.T)]:
+        estimator = KernelJL(n_components=4, n_subsample=25, kernel=kernel).fit(data)
+        assert not estimator._map.array_api_support
+    assert not kernel_jl("rbf").fit(sp.csr_matrix(X))._map.array_api_support
+    streamed = kernel_jl("rbf").partial_fit(sp.csr_matrix(X))
+    assert not streamed._map.array_api_support
+    assert kernel_jl("rbf").partial_fit(X)._map.array_api_support
+
+
+def test_dispatch_tests_under_scipy_array_api():
+    """The ``*_dispatch`` tests, in a subprocess with ``SCIPY_ARRAY_API=1``."""
+    if _SCIPY_ARRAY_API:
+        pytest.skip("SCIPY_ARRAY_API=1 here: the *_dispatch tests ran in this process")
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+         "-k", "dispatch and not under_scipy_array_api", __file__],
+        env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1],
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout
