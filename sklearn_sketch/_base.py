@@ -152,7 +152,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             If ``X`` has a different number of features than the first batch.
         """
         stream = vars(self).get("_map")
-        if hasattr(stream, "partial_fit"):
+        if getattr(stream, "streams", False):
             stream.partial_fit(validate_features(self, X, reset=False))
             vars(self).update(stream.fitted_attributes())
         elif self._make_stream_map is not None:

@@ -30,9 +30,9 @@ class SketchMap(metaclass=ABCMeta):
     The class attributes tell the base how to run :meth:`transform_chunk`.
 
     A map that learns from its training rows batch by batch (KernelJL's
-    subsample) also offers ``partial_fit(X)``: the estimator builds it in its
-    ``_make_stream_map`` hook, its ``draw`` takes the first batch, and the
-    base's ``partial_fit`` hands it every later one.
+    subsample) sets ``streams`` and offers ``partial_fit(X)``: the estimator
+    builds it in its ``_make_stream_map`` hook, its ``draw`` takes the first
+    batch, and the base's ``partial_fit`` hands it every later one.
     """
 
     #: Whether the output is a CSR matrix: then ``transform_chunk`` returns
@@ -50,6 +50,9 @@ class SketchMap(metaclass=ABCMeta):
     #: runs them, from the number ``prepare`` is given) instead of
     #: transforming chunks side by side.
     jobs_share_chunks = False
+    #: Whether the map learns batch by batch: the base's ``partial_fit`` then
+    #: hands it every batch after the first (its ``partial_fit(X)``).
+    streams = False
     #: The estimator's class name, for the messages; set by the base before
     #: :meth:`check`.
     owner = "SketchMap"

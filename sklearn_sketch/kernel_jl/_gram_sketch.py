@@ -109,15 +109,23 @@ class GramSketchMap(SketchMap):
             self.row_bytes = X.nnz / max(X.shape[0], 1) * (itemsize + 8)
         else:
             self.row_bytes = X.shape[1] * itemsize
+        self.dense_pairs = None
         if self.kernel in DENSE_ONLY_KERNELS and sp.issparse(X):
             # The smallest dense blocks, one row from each side, span the
             # union of the two rows' nonzero columns.
             width = min(X.shape[1], 2 * int(np.diff(X.indptr).max(initial=0)))
+            self.dense_pairs = (width, X.shape[1])
+
+    def check(self):
+        # A dense-only kernel on sparse rows densifies pairs of rows: refused
+        # at once where even two such rows would not fit in memory.
+        if self.dense_pairs is not None:
+            width, n_features = self.dense_pairs
             check_allocation(
                 2 * 8 * width,
-                f"kernel={self.kernel!r}, which scikit-learn evaluates on dense "
-                f"data only, on pairs of rows densified over up to {width} of "
-                f"the {X.shape[1]} columns",
+                f"{self.owner} with kernel={self.kernel!r}, which scikit-learn "
+                f"evaluates on dense data only, on pairs of rows densified over up "
+                f"to {width} of the {n_features} columns",
             )
 
     def __getstate__(self):
@@ -393,6 +401,8 @@ class StreamedGramSketchMap(GramSketchMap):
     params : dict
         The estimator's parameters (``get_params()``).
     """
+
+    streams = True
 
     def __init__(self, X, params):
         self._read_parameters(X, params)
