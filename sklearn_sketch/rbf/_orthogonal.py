@@ -175,6 +175,10 @@ class OrthogonalRBFSampler(BaseSketch):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
+    # Every method transforms array API inputs on their device (input wider
+    # than 4096 features, hashed down, excepted: refused under dispatch).
+    _array_api_support = True
+
     def __init__(
         self, n_components=100, *, gamma="scale", method="sorf", random_state=None, n_jobs=None
     ):

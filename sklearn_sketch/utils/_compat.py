@@ -5,6 +5,7 @@ means a release that moves one breaks this module only.
 """
 
 from sklearn.base import _fit_context
+from sklearn.utils._array_api import _convert_to_numpy, get_namespace_and_device
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in
 
@@ -25,6 +26,8 @@ __all__ = [
     "Interval",
     "StrOptions",
     "_check_feature_names_in",
+    "_convert_to_numpy",
     "_fit_context",
     "csr_todense",
+    "get_namespace_and_device",
 ]
