@@ -126,7 +126,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._publish(sketch_map.fitted_attributes(), target)
         # The namespace and device of the training data, which the inputs of
         # transform share under dispatch: an empty array there (a NumPy fit
-        # keeps none), moved along by scikit-learn's move_estimator_to.
+        # keeps none), which scikit-learn's move_estimator_to moves with the
+        # fitted attributes.
         vars(self).pop("_fit_namespace", None)
         if target is not None:
             xp, device = target
@@ -297,7 +298,10 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # kept, other dtypes cast to float64 (float32 where the device has
         # no float64).
         X = validate_data(self, X, reset=False, dtype=float_dtypes(xp, device))
-        return self._map.transform_array(X, xp, device)
+        # As in the chunks of the NumPy path: overflow is detected on the
+        # result (a namespace backed by NumPy would warn first).
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._map.transform_array(X, xp, device)
 
     def get_feature_names_out(self, input_features=None):
         """Get output feature names for transformation.

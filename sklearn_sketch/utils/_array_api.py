@@ -127,6 +127,5 @@ def check_same_namespace(estimator, X, fitted, method):
     raise ValueError(
         f"Inputs passed to {type(estimator).__name__}.{method}() must use the same "
         f"namespace and the same device as those passed to fit(). {detail} "
-        "Fit the estimator again on data of that namespace and device, or move "
-        "it with 'from sklearn.utils._array_api import move_estimator_to'."
+        "Fit the estimator on data of that namespace and device."
     )
