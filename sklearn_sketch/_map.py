@@ -98,6 +98,10 @@ class SketchMap(metaclass=ABCMeta):
     def transform_array(self, X, xp, device):
         """The features of the whole input ``X``, an array of namespace ``xp`` on ``device``.
 
+        ``xp`` is the namespace as scikit-learn's ``get_namespace`` gives it
+        (array_api_compat's wrapper for torch and CuPy, whose functions
+        follow the standard's signatures).
+
         Called by the base under ``array_api_dispatch=True`` for an input of
         another namespace than NumPy, once validated: ``X`` is float32 or
         float64, of shape (n_samples, n_features_in). The random state stays
