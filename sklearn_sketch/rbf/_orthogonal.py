@@ -53,6 +53,14 @@ class OrthogonalRBFSampler(BaseSketch):
     estimated without bias with a relative variance of at most
     ``2 / 4096``, and ``k`` is estimated through it.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included: the frequencies are drawn at ``fit`` on the host, as for NumPy
+    input, and ``transform`` computes the features on the input's device,
+    into an array of its namespace and dtype, equal to the NumPy features
+    within float32 rounding (input wider than 4096 features, hashed down,
+    is refused there).
+
     Read more in the :ref:`User Guide <rbf_features>`.
 
     Parameters

@@ -27,7 +27,9 @@ def dispatch_enabled():
 
 def is_numpy_namespace(xp):
     """Whether the namespace ``xp`` is NumPy (plain or array_api_compat's wrapper)."""
-    return xp.__name__ in ("numpy", "array_api_compat.numpy", "sklearn.externals.array_api_compat.numpy")
+    return xp.__name__ in (
+        "numpy", "array_api_compat.numpy", "sklearn.externals.array_api_compat.numpy"
+    )
 
 
 def device_namespace(X):
