@@ -324,7 +324,7 @@ def _namespace(name):
 
 @pytest.mark.parametrize("namespace", _array_namespaces())
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("d", [1, 2, 4, 16, 64])
+@pytest.mark.parametrize("d", [1, 2, 4, 8, 16, 32, 128])
 def test_hadamard_array_is_the_compiled_transform_bit_for_bit(namespace, dtype, d):
     from sklearn_sketch.rbf._fourier_features import hadamard_array
     from sklearn_sketch.utils._hadamard import fwht

@@ -253,12 +253,16 @@ def features_in_pieces(place, n_rows, out, offset):
 def hadamard_array(U, xp):
     """Unnormalized Walsh-Hadamard transform along the last axis of ``U``, for any namespace.
 
-    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht`, level
-    by level in its order (``half = 1, 2, ..., d / 2``), each written with
-    reshapes: the last axis seen as ``(d / (2 half), 2, half)``, the pairs
-    ``a, b`` of the middle axis replaced by the stacked ``a + b, a - b``.
-    The same additions as the compiled loop, on whole arrays of the
-    namespace ``xp`` (``log2(d)`` passes over ``U``).
+    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht` in its
+    order (``half = 1, 2, ..., d / 2``), written with reshapes: two levels
+    at a time, as the compiled loop computes them, the last axis seen as
+    ``(d / (4 half), 4, half)`` and its quartets ``a, b, c, e`` replaced by
+    the stacked ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``; a
+    last single level, for an odd ``log2(d)``, as ``(d / (2 half), 2,
+    half)`` and ``a + b, a - b``. The same additions in the same order as
+    the compiled loop (the same bits where the namespace rounds as IEEE
+    arithmetic does), on whole arrays of the namespace ``xp``: about
+    ``log2(d) / 2`` passes over ``U``.
 
     Parameters
     ----------
@@ -272,11 +276,16 @@ def hadamard_array(U, xp):
     shape = tuple(U.shape)
     d = shape[-1]
     half = 1
-    while half < d:
-        pairs = xp.reshape(U, (*shape[:-1], d // (2 * half), 2, half))
+    while 4 * half <= d:
+        quartets = xp.reshape(U, (*shape[:-1], d // (4 * half), 4, half))
+        a, b, c, e = (quartets[..., i, :] for i in range(4))
+        ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
+        U = xp.reshape(xp.stack([ab + ce, a_b + c_e, ab - ce, a_b - c_e], axis=-2), shape)
+        half *= 4
+    if half < d:
+        pairs = xp.reshape(U, (*shape[:-1], 2, half))
         a, b = pairs[..., 0, :], pairs[..., 1, :]
         U = xp.reshape(xp.stack([a + b, a - b], axis=-2), shape)
-        half *= 2
     return U
 
 
