@@ -290,6 +290,22 @@ def _registry():
 ESTIMATOR_REGISTRY = _registry()
 
 
+def extra_check_estimators():
+    """Options the registry's cross-cutting tests cannot take, for scikit-learn's
+    checks (test_common, test_array_api): a precomputed kernel (square input)
+    and a non-default gamma."""
+    from sklearn_sketch import KernelJL, TensorSketch
+
+    return {
+        "KernelJL-precomputed": KernelJL(
+            n_components=16, n_subsample=8, kernel="precomputed", random_state=0
+        ),
+        "TensorSketch-gamma": TensorSketch(
+            n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0
+        ),
+    }
+
+
 def registry_names(family):
     """Registry names whose estimator lives in ``sklearn_sketch.<family>``."""
     return sorted(

@@ -21,9 +21,14 @@ from functools import partial
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ESTIMATOR_REGISTRY, make_estimator, scipy_array_api_process
+from conftest import (
+    ESTIMATOR_REGISTRY,
+    extra_check_estimators,
+    make_estimator,
+    scipy_array_api_process,
+)
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn import config_context
+from sklearn import clone, config_context
 from sklearn.utils.estimator_checks import check_array_api_input
 
 from sklearn_sketch import CoREHasher, MinMaxHasher, OrthogonalRBFSampler
@@ -79,14 +84,15 @@ def _check_id(check):
 
 
 def _array_api_checks():
-    """Every array API check scikit-learn runs on each registry estimator:
+    """Every array API check scikit-learn runs on each estimator test_common checks:
     on the namespaces and devices for the estimators with the tag, the
     NumPy-under-dispatch check for the others (test_common's copies of them
     are skipped there, without SCIPY_ARRAY_API), and the check of values on
     array_api_strict and torch for the estimators with the tag."""
     params = []
-    for name in sorted(ESTIMATOR_REGISTRY):
-        estimator = make_estimator(name)
+    estimators = {name: make_estimator(name) for name in sorted(ESTIMATOR_REGISTRY)}
+    estimators.update(extra_check_estimators())
+    for name, estimator in estimators.items():
         for _, check in estimator_checks_generator(estimator, legacy=True, mark=None):
             if getattr(check, "func", check).__name__.startswith("check_array_api"):
                 params.append(pytest.param(name, check, id=f"{name}-{_check_id(check)}"))
@@ -109,7 +115,8 @@ def _array_api_checks():
 @scipy_array_api_process
 @pytest.mark.parametrize("name, check", _array_api_checks())
 def test_sklearn_array_api_checks(name, check):
-    check(make_estimator(name))
+    estimators = extra_check_estimators()
+    check(clone(estimators[name]) if name in estimators else make_estimator(name))
 
 
 def test_the_tag_follows_the_maps():
