@@ -5,7 +5,10 @@ the input rules (``validate_features``), the one size check (an impossible
 model fails at once, naming the memory it would need), dask dispatch, the
 chunked and parallel transform into a dense or sparse output,
 ``partial_fit`` bookkeeping, tags and feature names (refused, at once,
-beyond ``MAX_FEATURE_NAMES``). A subclass states its parameters and builds
+beyond ``MAX_FEATURE_NAMES``), and scikit-learn's array API dispatch: under
+``array_api_dispatch=True`` an input of another namespace than NumPy is fit
+on the host and transformed on its device by the map's ``transform_array``
+(see ``utils._array_api``). A subclass states its parameters and builds
 its :class:`~sklearn_sketch._map.SketchMap` in one hook, ``_make_map``, as
 scikit-learn's ``BaseRandomProjection`` subclasses fill
 ``_make_random_matrix``.
@@ -18,7 +21,7 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._map import fit_bytes
 from .utils._chunking import (
@@ -27,6 +30,15 @@ from .utils._chunking import (
     input_bytes_per_row,
     parallel_row_chunks,
     sparse_transform,
+)
+from .utils._array_api import (
+    check_same_namespace,
+    device_namespace,
+    dispatch_enabled,
+    float_dtypes,
+    namespace_and_device,
+    to_device,
+    to_host,
 )
 from .utils._compat import _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
@@ -47,6 +59,12 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     Warning: This class should not be used directly. Use derived classes
     instead.
     """
+
+    #: The ``array_api_support`` tag: whether the estimator's maps implement
+    #: ``transform_array`` (a subclass may make it a property of its
+    #: parameters). A map that does not for some input (say input hashed
+    #: down) still refuses it under dispatch, with a clear error.
+    _array_api_support = False
 
     @abstractmethod
     def _make_map(self, X):
@@ -75,8 +93,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             Fitted transformer.
         """
         self._forget_map()
-        X = validate_features(self, X, reset=True)
-        self._draw_map(self._make_map(X), X)
+        X, target = self._host_input(X, reset=True)
+        self._draw_map(self._make_map(X), X, target)
         return self
 
     def _forget_map(self):
@@ -91,18 +109,72 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             for name in [*former.fitted_attributes(), "_n_features_out"]:
                 vars(self).pop(name, None)
 
-    def _draw_map(self, sketch_map, X):
-        """Check the size of ``sketch_map``, then draw it and publish its attributes."""
+    def _host_input(self, X, *, reset):
+        """The validated input on the host, and ``(xp, device)`` of an array API input.
+
+        Under ``array_api_dispatch=True`` an array of another namespace than
+        NumPy is brought to the host (fits draw there, whatever the device);
+        the target is then its namespace and device, where the fitted
+        attributes go. Otherwise the target is None and nothing changes.
+        """
+        target = device_namespace(X)
+        if target is not None:
+            X = to_host(X, target[0])
+        return validate_features(self, X, reset=reset), target
+
+    def _draw_map(self, sketch_map, X, target=None):
+        """Check the size of ``sketch_map``, then draw it and publish its attributes.
+
+        ``target``: the ``(xp, device)`` of an array API training input
+        (see :meth:`_host_input`), or None.
+        """
         sketch_map.owner = type(self).__name__
         sketch_map.check()
+        if target is not None:
+            self._check_array_api_map(sketch_map, target[0])
         check_allocation(
             fit_bytes(sketch_map, X.dtype),
             f"{type(self).__name__} with {sketch_map.size_description()}",
         )
         sketch_map.draw(check_random_state(self.random_state), X)
-        vars(self).update(sketch_map.fitted_attributes())
+        self._publish(sketch_map.fitted_attributes(), target)
+        # The namespace and device of the training data, which the inputs of
+        # transform share under dispatch: an empty array there (a NumPy fit
+        # keeps none), which scikit-learn's move_estimator_to moves with the
+        # fitted attributes.
+        vars(self).pop("_fit_namespace", None)
+        if target is not None:
+            xp, device = target
+            self._fit_namespace = xp.zeros((0,), device=device)
         self._map = sketch_map
         self._n_features_out = sketch_map.n_output
+
+    def _publish(self, attributes, target):
+        """Set the fitted ``attributes``, their arrays moved to ``target`` (if not None)."""
+        if target is not None:
+            xp, device = target
+            attributes = {
+                name: to_device(value, xp, device) for name, value in attributes.items()
+            }
+        vars(self).update(attributes)
+
+    def _fitted_namespace(self):
+        """``(namespace name, device)`` of the training data (NumPy: ``("numpy", None)``)."""
+        anchor = vars(self).get("_fit_namespace")
+        return ("numpy", None) if anchor is None else namespace_and_device(anchor)
+
+    def _check_array_api_map(self, sketch_map, xp):
+        """Raise a clear ValueError unless ``sketch_map`` transforms arrays of ``xp``."""
+        if sketch_map.array_api_support:
+            return
+        reason = getattr(sketch_map, "array_api_refusal", None)
+        name = type(self).__name__
+        raise ValueError(
+            f"{name}{f' ({reason})' if reason else ''} runs on NumPy arrays and "
+            "SciPy sparse matrices only, on the CPU: it cannot take an array of "
+            f"namespace {xp.__name__} under array_api_dispatch=True. Pass the data "
+            "as a NumPy array (moved to the CPU), or disable array_api_dispatch."
+        )
 
     #: The hook that builds the map ``partial_fit`` grows batch by batch,
     #: ``_make_stream_map(X)`` from the validated first batch ``X``, for an
@@ -153,16 +225,19 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         stream = vars(self).get("_map")
         if getattr(stream, "streams", False):
-            stream.partial_fit(validate_features(self, X, reset=False))
-            vars(self).update(stream.fitted_attributes())
+            check_same_namespace(self, X, self._fitted_namespace(), "partial_fit")
+            X, target = self._host_input(X, reset=False)
+            stream.partial_fit(X)
+            self._publish(stream.fitted_attributes(), target)
         elif self._make_stream_map is not None:
             self._forget_map()
-            X = validate_features(self, X, reset=True)
-            self._draw_map(self._make_stream_map(X), X)
+            X, target = self._host_input(X, reset=True)
+            self._draw_map(self._make_stream_map(X), X, target)
         elif stream is None:
             return self.fit(X)
         else:
-            validate_features(self, X, reset=False)
+            check_same_namespace(self, X, self._fitted_namespace(), "partial_fit")
+            self._host_input(X, reset=False)
         return self
 
     def transform(self, X):
@@ -179,12 +254,24 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         X_new : {ndarray, csr_matrix} of shape (n_samples, n_features_out)
             The features, float32 for float32 input and float64 otherwise.
+            Under ``sklearn.set_config(array_api_dispatch=True)``, for an
+            estimator with the ``array_api_support`` tag, an array of another
+            namespace (torch, CuPy, ...) gives an array of that namespace on
+            its device; the estimator must have been fit on that namespace
+            and device.
         """
         check_is_fitted(self, "_map")
         X_dask = maybe_transform_dask(self, X)
         if X_dask is not None:
             return X_dask
         sketch_map = self._map
+        if dispatch_enabled():
+            target = device_namespace(X)
+            if target is not None:
+                self._check_array_api_map(sketch_map, target[0])
+            check_same_namespace(self, X, self._fitted_namespace(), "transform")
+            if target is not None:
+                return self._transform_array(X, *target)
         sparse = sketch_map.sparse_output
         # For a dense output, NaN and infinity are looked for chunk by chunk,
         # in the threads: a pass over the whole input before them would be
@@ -219,6 +306,18 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return dense_transform(
             X, chunks, transform_chunk, sketch_map.n_output, X.dtype, chunk_jobs
         )
+
+    def _transform_array(self, X, xp, device):
+        """The transform of an array API input ``X`` on its ``device``, by the map."""
+        # scikit-learn's checks on the device: number of features (and
+        # names), NaN and infinity unless assume_finite, float32 and float64
+        # kept, other dtypes cast to float64 (float32 where the device has
+        # no float64).
+        X = validate_data(self, X, reset=False, dtype=float_dtypes(xp, device))
+        # As in the chunks of the NumPy path: overflow is detected on the
+        # result (a namespace backed by NumPy would warn first).
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._map.transform_array(X, xp, device)
 
     def get_feature_names_out(self, input_features=None):
         """Get output feature names for transformation.
@@ -269,6 +368,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.array_api_support = bool(self._array_api_support)
         return tags
 
 

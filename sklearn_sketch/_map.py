@@ -33,6 +33,11 @@ class SketchMap(metaclass=ABCMeta):
     subsample) sets ``streams`` and offers ``partial_fit(X)``: the estimator
     builds it in its ``_make_stream_map`` hook, its ``draw`` takes the first
     batch, and the base's ``partial_fit`` hands it every later one.
+
+    A map whose ``array_api_support`` is True also offers
+    :meth:`transform_array`: the transform of a whole input of another
+    array namespace (torch, CuPy, array_api_strict) on its own device,
+    which the base calls under scikit-learn's ``array_api_dispatch=True``.
     """
 
     #: Whether the output is a CSR matrix: then ``transform_chunk`` returns
@@ -56,6 +61,15 @@ class SketchMap(metaclass=ABCMeta):
     #: The estimator's class name, for the messages; set by the base before
     #: :meth:`check`.
     owner = "SketchMap"
+    #: Whether :meth:`transform_array` is implemented (for this map's
+    #: parameters: a map may set it in ``__init__``). Without it, an input of
+    #: another namespace than NumPy under ``array_api_dispatch=True`` is
+    #: refused with an error saying that the estimator runs on the CPU.
+    array_api_support = False
+    #: Where ``array_api_support`` is False for some parameters or inputs
+    #: only: what is not supported (for example "input wider than 4096
+    #: features"), named in the error.
+    array_api_refusal = None
 
     @abstractmethod
     def state_bytes(self, dtype):
@@ -91,6 +105,34 @@ class SketchMap(metaclass=ABCMeta):
         Called by the base once ``owner`` is set, so that the message names the
         estimator (for example an output too wide for sparse indices).
         """
+
+    def transform_array(self, X, xp, device):
+        """The features of the whole input ``X``, an array of namespace ``xp`` on ``device``.
+
+        ``xp`` is the namespace as scikit-learn's ``get_namespace`` gives it
+        (array_api_compat's wrapper for torch and CuPy, whose functions
+        follow the standard's signatures).
+
+        Called by the base under ``array_api_dispatch=True`` for an input of
+        another namespace than NumPy, once validated: ``X`` is float32 or
+        float64, of shape (n_samples, n_features_in). The random state stays
+        as :meth:`draw` drew it, on the host; this method moves what it
+        needs to the device, ``xp.asarray(host_array, device=device)`` in
+        ``X``'s dtype, and may cache the moved arrays on the map, per
+        namespace, device and dtype (dropped when the map is pickled). It
+        uses only the array API standard's functions of ``xp`` (and
+        ``xp.fft`` where the namespace has it): no compiled kernel, no
+        SciPy, no NumPy on the device's arrays. The result equals the NumPy
+        path's within float32 rounding.
+
+        Returns
+        -------
+        features : array of namespace ``xp`` on ``device``, ``X``'s dtype,
+            of shape (n_samples, n_output)
+        """
+        raise NotImplementedError(
+            f"{self.owner} does not transform arrays of other namespaces than NumPy."
+        )
 
     def fitted_attributes(self):
         """The estimator's public fitted attributes (names ending in ``_``) this map sets."""

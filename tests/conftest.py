@@ -290,6 +290,22 @@ def _registry():
 ESTIMATOR_REGISTRY = _registry()
 
 
+def extra_check_estimators():
+    """Options the registry's cross-cutting tests cannot take, for scikit-learn's
+    checks (test_common, test_array_api): a precomputed kernel (square input)
+    and a non-default gamma."""
+    from sklearn_sketch import KernelJL, TensorSketch
+
+    return {
+        "KernelJL-precomputed": KernelJL(
+            n_components=16, n_subsample=8, kernel="precomputed", random_state=0
+        ),
+        "TensorSketch-gamma": TensorSketch(
+            n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0
+        ),
+    }
+
+
 def registry_names(family):
     """Registry names whose estimator lives in ``sklearn_sketch.<family>``."""
     return sorted(
@@ -328,3 +344,74 @@ def make_estimator(name, **params):
     """A fresh estimator of the registry, ``random_state=0`` unless overridden."""
     cls, defaults = ESTIMATOR_REGISTRY[name]
     return cls(**{"random_state": 0, **defaults, **params})
+
+
+# -- tests that need SCIPY_ARRAY_API=1 ------------------------------------
+# scikit-learn's array_api_dispatch refuses to start unless SciPy's own array
+# API support was switched on (SCIPY_ARRAY_API=1) before SciPy was imported,
+# and that variable changes SciPy for the whole process. The tests that need
+# it are marked by ``scipy_array_api_process``: where the variable is not
+# set, all of them run once, in one child pytest process with it set, and
+# each reports that child's outcome (passed, skipped with its reason, or
+# failed with its report). The rest of the suite runs without it.
+SCIPY_ARRAY_API_SET = os.environ.get("SCIPY_ARRAY_API") == "1"
+
+
+def scipy_array_api_process(test):
+    """Mark ``test`` to run in a process with ``SCIPY_ARRAY_API=1`` (see above)."""
+    test.scipy_array_api_process = True
+    return test
+
+
+def _child_outcomes(config, items):
+    """Outcomes ``{(module, test name): (kind, message)}`` of ``items`` run in a child."""
+    import subprocess
+    import sys
+    import tempfile
+    import xml.etree.ElementTree as ElementTree
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.xml"
+        command = [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            f"--junitxml={report}", "-o", "junit_family=xunit1",
+            *[item.nodeid for item in items],
+        ]
+        environment = {**os.environ, "SCIPY_ARRAY_API": "1"}
+        completed = subprocess.run(
+            command, cwd=config.rootpath, env=environment, capture_output=True, text=True
+        )
+        if not report.is_file():
+            return {None: ("failed", f"the child pytest wrote no report:\n{completed.stdout[-4000:]}"
+                                     f"\n{completed.stderr[-4000:]}")}
+        outcomes = {}
+        for case in ElementTree.parse(report).getroot().iter("testcase"):
+            key = (case.get("classname", "").split(".")[-1], case.get("name"))
+            kind, message = "passed", ""
+            for child in case:
+                if child.tag in ("failure", "error"):
+                    kind, message = "failed", f"{child.get('message', '')}\n{child.text or ''}"
+                elif child.tag == "skipped":
+                    kind, message = "skipped", child.get("message", "")
+            outcomes[key] = (kind, message)
+    return outcomes
+
+
+def pytest_pyfunc_call(pyfuncitem):
+    if SCIPY_ARRAY_API_SET or not getattr(pyfuncitem.obj, "scipy_array_api_process", False):
+        return None
+    config = pyfuncitem.config
+    outcomes = getattr(config, "_scipy_array_api_outcomes", None)
+    if outcomes is None:
+        items = [
+            item for item in pyfuncitem.session.items
+            if getattr(getattr(item, "obj", None), "scipy_array_api_process", False)
+        ]
+        outcomes = config._scipy_array_api_outcomes = _child_outcomes(config, items)
+    key = (pyfuncitem.module.__name__.split(".")[-1], pyfuncitem.name)
+    kind, message = outcomes.get(key, outcomes.get(None, ("failed", "no outcome in the child")))
+    if kind == "skipped":
+        pytest.skip(f"[SCIPY_ARRAY_API=1 child] {message}")
+    if kind == "failed":
+        pytest.fail(f"in the SCIPY_ARRAY_API=1 child process:\n{message}", pytrace=False)
+    return True

@@ -16,6 +16,8 @@ the cos/sin features estimate K = (1/m) sum_i cos(w_i . (x - y)):
   phi(t) = E cos(t s) = 1F1(d / 2; 1 / 2; -t^2 / 2).
 """
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -295,3 +297,65 @@ def test_cos_sin_in_place_says_whether_every_angle_was_finite(dtype):
     assert cos_sin_in_place(np.zeros((0, 4), dtype), 0.3)
 
 
+
+
+# -- the array API transform (the map called directly: no dispatch needed) --
+
+
+def _array_namespaces():
+    """array_api_strict and torch (CPU), each skipped with the reason where missing."""
+    return [
+        pytest.param("array_api_strict", id="array_api_strict"),
+        pytest.param("torch", id="torch"),
+    ]
+
+
+def _namespace(name):
+    module = pytest.importorskip(name, reason=f"{name} is not installed (optional)")
+    if name == "torch":
+        # The namespace as scikit-learn's get_namespace gives it to the map:
+        # array_api_compat's wrapper of torch.
+        from sklearn.externals.array_api_compat import torch as xp
+
+        return xp, module.device("cpu"), lambda Z: Z.numpy()
+    cpu = module.Device("CPU_DEVICE")
+    return module, cpu, lambda Z: np.asarray(Z)
+
+
+@pytest.mark.parametrize("namespace", _array_namespaces())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("d", [1, 2, 4, 8, 16, 32, 128])
+def test_hadamard_array_is_the_compiled_transform_bit_for_bit(namespace, dtype, d):
+    from sklearn_sketch.rbf._fourier_features import hadamard_array
+    from sklearn_sketch.utils._hadamard import fwht
+
+    xp, device, to_numpy = _namespace(namespace)
+    U = np.random.RandomState(d).standard_normal((5, 3, d)).astype(dtype)
+    expected = fwht(U.copy())
+    # The same butterflies in the same order: the same bits.
+    assert_array_equal(to_numpy(hadamard_array(xp.asarray(U, device=device), xp)), expected)
+
+
+@pytest.mark.parametrize("namespace", _array_namespaces())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("method", METHODS)
+def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
+    xp, device, to_numpy = _namespace(namespace)
+    X = np.random.RandomState(0).rand(30, 11).astype(dtype)
+    for n_components in (40, 33):
+        sampler = OrthogonalRBFSampler(n_components, method=method, random_state=0).fit(X)
+        Z = sampler._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.dtype == (xp.float32 if dtype == np.float32 else xp.float64)
+        atol = 2e-5 if dtype == np.float32 else 1e-12
+        assert_allclose(to_numpy(Z), sampler.transform(X), rtol=0, atol=atol)
+    # The moved state is cached per namespace, device and dtype, and not pickled.
+    assert len(sampler._map._device_states) == 1
+    assert "_device_states" not in vars(pickle.loads(pickle.dumps(sampler))._map)
+
+
+def test_input_hashed_down_has_no_array_transform():
+    sampler = OrthogonalRBFSampler(16, random_state=0).fit(sp.random(3, MAX_DENSE_WIDTH + 1,
+                                                                     density=0.01, random_state=0))
+    assert not sampler._map.array_api_support
+    assert "wider than 4096" in sampler._map.array_api_refusal
+    assert OrthogonalRBFSampler(16).fit(np.ones((3, 5)))._map.array_api_support

@@ -2,7 +2,10 @@
 
 :class:`FourierFeatureMap` draws ORF frequencies, or SORF's and Fastfood's
 diagonals, and computes ``sqrt(2 / D) [cos(W x), sin(W x)]`` by pieces of
-rows; the functions below are its steps.
+rows; the functions below are its steps. Under scikit-learn's
+``array_api_dispatch`` it computes the same features of an array of another
+namespace on its device (:meth:`FourierFeatureMap.transform_array`), with
+the Walsh-Hadamard transform written with reshapes (:func:`hadamard_array`).
 """
 
 import numpy as np
@@ -247,6 +250,84 @@ def features_in_pieces(place, n_rows, out, offset):
     return finite
 
 
+def hadamard_array(U, xp):
+    """Unnormalized Walsh-Hadamard transform along the last axis of ``U``, for any namespace.
+
+    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht` in its
+    order (``half = 1, 2, ..., d / 2``), written with reshapes: two levels
+    at a time, as the compiled loop computes them, the last axis seen as
+    ``(d / (4 half), 4, half)`` and its quartets ``a, b, c, e`` replaced by
+    the stacked ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``; a
+    last single level, for an odd ``log2(d)``, as ``(d / (2 half), 2,
+    half)`` and ``a + b, a - b``. The same additions in the same order as
+    the compiled loop (the same bits where the namespace rounds as IEEE
+    arithmetic does), on whole arrays of the namespace ``xp``: about
+    ``log2(d) / 2`` passes over ``U``.
+
+    Parameters
+    ----------
+    U : array of shape (..., d), d a power of two, real floating
+    xp : array namespace of ``U``
+
+    Returns
+    -------
+    U_transformed : array of the shape and dtype of ``U``
+    """
+    shape = tuple(U.shape)
+    d = shape[-1]
+    half = 1
+    while 4 * half <= d:
+        quartets = xp.reshape(U, (*shape[:-1], d // (4 * half), 4, half))
+        a, b, c, e = (quartets[..., i, :] for i in range(4))
+        ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
+        U = xp.reshape(xp.stack([ab + ce, a_b + c_e, ab - ce, a_b - c_e], axis=-2), shape)
+        half *= 4
+    if half < d:
+        pairs = xp.reshape(U, (*shape[:-1], 2, half))
+        a, b = pairs[..., 0, :], pairs[..., 1, :]
+        U = xp.reshape(xp.stack([a + b, a - b], axis=-2), shape)
+    return U
+
+
+def structured_projections_array(U, state, method, xp):
+    """SORF's ``S H D1 H D2 H D3 x`` or Fastfood's ``S H G Pi H B x`` of the
+    rows of ``U`` (n, width), every block, in namespace ``xp``: the products
+    of :func:`sorf_projections` and :func:`fastfood_projections`, in their
+    order, with ``state`` the diagonals on ``U``'s device (Fastfood's
+    permutations as indices into the flattened blocks).
+
+    Returns
+    -------
+    P : array of shape (n, n_blocks * width)
+    """
+    n_rows, width = U.shape
+    U = xp.reshape(U, (n_rows, 1, width))
+    if method == "sorf":
+        signs, scales = state
+        V = hadamard_array(U * signs[2, ...], xp)
+        V = hadamard_array(V * signs[1, ...], xp)
+        V = hadamard_array(V * signs[0, ...], xp)
+    else:
+        signs, flat_permutations, gaussian, scales = state
+        V = hadamard_array(U * signs, xp)
+        V = xp.take(xp.reshape(V, (n_rows, -1)), flat_permutations, axis=1)
+        V = hadamard_array(xp.reshape(V, (n_rows, *gaussian.shape)) * gaussian, xp)
+    return xp.reshape(V * scales, (n_rows, -1))
+
+
+def cos_sin_array(P, n_components, offset, xp):
+    """``sqrt(2 / D) [cos p, sin p]`` of the projections ``P`` in namespace ``xp``:
+    the features :func:`cos_sin_in_place` computes, in its layout (for an
+    odd ``D`` the last one ``sqrt(2 / D) cos(p + offset)`` of projection
+    ``D // 2``)."""
+    n_pairs = n_components // 2
+    angles = P[:, :n_pairs]
+    parts = [xp.cos(angles), xp.sin(angles)]
+    if n_components % 2:
+        parts.append(xp.cos(P[:, n_pairs : n_pairs + 1] + offset))
+    return xp.concat(parts, axis=1) * float(np.sqrt(2.0 / n_components))
+
+
 class FourierFeatureMap(SketchMap):
     """``sqrt(2 / D) [cos(W x), sin(W x)]`` with ORF, SORF or Fastfood frequencies ``W``.
 
@@ -265,6 +346,13 @@ class FourierFeatureMap(SketchMap):
         # ORF's BLAS product: with some OpenBLAS releases a row's bits depend
         # on its place in the product, so jobs keep the chunks of one job.
         self.exact_rows = method != "orf"
+        # Hashing wide input down (a scatter by hashed indices) has no array
+        # API version yet.
+        self.array_api_support = not self.hashed
+        if self.hashed:
+            self.array_api_refusal = (
+                f"input wider than {MAX_DENSE_WIDTH} features, which it hashes down"
+            )
 
     def n_blocks(self):
         return -(-self.n_frequencies // self.width)
@@ -324,7 +412,10 @@ class FourierFeatureMap(SketchMap):
         return (*diagonals, scales)
 
     def prepare(self, X, n_jobs, n_chunks):
-        dtype = X.dtype
+        return self.host_state(X.dtype)
+
+    def host_state(self, dtype):
+        """The frequencies (ORF) or diagonals in ``dtype`` (integers kept), checked finite."""
         with np.errstate(over="ignore"):
             if self.method == "orf":
                 state = (self.weights.astype(dtype),)
@@ -340,6 +431,55 @@ class FourierFeatureMap(SketchMap):
                 dtype, f"the frequencies (gamma_={self.gamma_:.3g})", "Lower gamma"
             )
         return state
+
+    def device_state(self, xp, device, dtype):
+        """:meth:`host_state` moved to ``device`` in ``xp``'s ``dtype``, cached per
+        namespace, device and dtype (the cache is not pickled)."""
+        key = (xp.__name__, str(device), str(dtype))
+        cache = vars(self).setdefault("_device_states", {})
+        if key not in cache:
+            np_dtype = np.float32 if dtype == xp.float32 else np.float64
+            state = list(self.host_state(np_dtype))
+            if self.method == "fastfood":
+                # Pi as a gather of the flattened blocks: column j of block b
+                # reads column permutations[b, j] of the same block.
+                permutations = state[1]
+                offsets = np.arange(permutations.shape[0])[:, None] * self.width
+                state[1] = (permutations + offsets).ravel().astype(np.int64)
+            # The signs in the input's dtype: the standard promotes no
+            # integer with a floating array.
+            cache[key] = tuple(
+                xp.asarray(part if part.dtype == np.int64 else part.astype(np_dtype),
+                           device=device)
+                for part in state
+            )
+        return cache[key]
+
+    def __getstate__(self):
+        state = vars(self).copy()
+        state.pop("_device_states", None)
+        return state
+
+    def transform_array(self, X, xp, device):
+        state = self.device_state(xp, device, X.dtype)
+        n_rows, n_features = X.shape
+        if self.method == "orf":
+            P = X @ state[0]
+        else:
+            if n_features < self.width:
+                padding = xp.zeros((n_rows, self.width - n_features), dtype=X.dtype, device=device)
+                X = xp.concat([X, padding], axis=1)
+            P = structured_projections_array(X, state, self.method, xp)
+        Z = cos_sin_array(P, self.n_components, self.random_offset, xp)
+        # As transform_chunk: a projection beyond the dtype's range is
+        # infinite and its cosine NaN; NaN that came in (assume_finite=True)
+        # goes out as it is.
+        if not bool(xp.all(xp.isfinite(Z))) and bool(xp.all(xp.isfinite(X))):
+            raise self.overflow_error(
+                np.float32 if X.dtype == xp.float32 else np.float64,
+                "the projections of the input", "Scale the input down or lower gamma",
+            )
+        return Z
 
     def transform_chunk(self, X_chunk, out, state):
         dtype = out.dtype

@@ -53,6 +53,14 @@ class OrthogonalRBFSampler(BaseSketch):
     estimated without bias with a relative variance of at most
     ``2 / 4096``, and ``k`` is estimated through it.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included: the frequencies are drawn at ``fit`` on the host, as for NumPy
+    input, and ``transform`` computes the features on the input's device,
+    into an array of its namespace and dtype, equal to the NumPy features
+    within float32 rounding (input wider than 4096 features, hashed down,
+    is refused there).
+
     Read more in the :ref:`User Guide <rbf_features>`.
 
     Parameters
@@ -174,6 +182,10 @@ class OrthogonalRBFSampler(BaseSketch):
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
     }
+
+    # Every method transforms array API inputs on their device (input wider
+    # than 4096 features, hashed down, excepted: refused under dispatch).
+    _array_api_support = True
 
     def __init__(
         self, n_components=100, *, gamma="scale", method="sorf", random_state=None, n_jobs=None

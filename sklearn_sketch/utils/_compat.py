@@ -8,6 +8,20 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in
 
+# scikit-learn's array API helpers (array_api_dispatch; see _array_api).
+from sklearn.utils._array_api import _convert_to_numpy
+
+try:
+    from sklearn.utils._array_api import get_namespace_and_device
+except ImportError:  # pragma: no cover - releases before it
+    from sklearn.utils._array_api import device as _device
+    from sklearn.utils._array_api import get_namespace as _get_namespace
+
+    def get_namespace_and_device(*arrays):
+        """The arrays' namespace, whether it is an array API one, and their device."""
+        return (*_get_namespace(*arrays), _device(*arrays))
+
+
 try:
     # The C++ routine behind ``csr_matrix.toarray``, called on arrays: the
     # public path builds a matrix object and checks its arguments in Python,
@@ -25,6 +39,8 @@ __all__ = [
     "Interval",
     "StrOptions",
     "_check_feature_names_in",
+    "_convert_to_numpy",
     "_fit_context",
     "csr_todense",
+    "get_namespace_and_device",
 ]
