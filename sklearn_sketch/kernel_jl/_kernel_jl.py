@@ -24,6 +24,13 @@ class KernelJL(BaseSketch):
     :class:`~sklearn.kernel_approximation.Nystroem`, the fit needs no
     eigendecomposition, only one ``O(n^2 d)`` product after the Gram matrix.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` and a named kernel,
+    it takes dense arrays of other array API namespaces (torch, CuPy,
+    array_api_strict), CUDA tensors included: the subsample is drawn and
+    sketched at ``fit`` on the host, and ``transform`` computes the kernel
+    block (scikit-learn's array API ``pairwise_kernels``) and its product
+    with ``projection_`` on the input's device, in its namespace and dtype.
+
     Read more in the :ref:`User Guide <kernel_jl>`.
 
     Parameters
@@ -240,4 +247,6 @@ class KernelJL(BaseSketch):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # scikit-learn's array API pairwise kernels: every named kernel.
+        tags.array_api_support = not (callable(self.kernel) or self.kernel == "precomputed")
         return tags

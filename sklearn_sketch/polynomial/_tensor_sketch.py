@@ -21,6 +21,14 @@ class TensorSketch(BaseSketch):
     polynomials over the field of ``2**61 - 1`` elements, so the fitted
     state does not grow with the number of features.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included, of at most 4096 features: the hashes are drawn at ``fit`` on
+    the host, and ``transform`` computes the Count Sketches (as products with
+    signed sparse-pattern matrices) and their FFT product on the input's
+    device, into an array of its namespace and dtype, equal to the NumPy
+    features within float32 rounding.
+
     Read more in the :ref:`User Guide <tensor_sketch>`.
 
     Parameters
@@ -101,6 +109,8 @@ class TensorSketch(BaseSketch):
     """
 
     _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    # Inputs of other array API namespaces run on their device (see above).
+    _array_api_support = True
 
     def __init__(
         self,
