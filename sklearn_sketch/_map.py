@@ -157,6 +157,32 @@ class SketchMap(metaclass=ABCMeta):
         """How to narrow the output, for the error of ``get_feature_names_out``."""
         return "a smaller n_components"
 
+    def moved_arrays(self, xp, device, dtype, build):
+        """The host arrays ``build(host_dtype)`` as arrays of ``xp`` on ``device``.
+
+        For :meth:`transform_array`: the drawn state lives on the host;
+        ``build`` gets the NumPy dtype of ``dtype`` and returns a tuple of
+        NumPy arrays (or None in their place), moved once per namespace,
+        device and dtype, floating ones in ``dtype`` and integer ones as they
+        are, then kept on the map (not pickled: they belong to the process
+        and device that moved them).
+        """
+        key = (xp.__name__, str(device), str(dtype))
+        moved = vars(self).setdefault("_moved", {})
+        if key not in moved:
+            moved[key] = tuple(
+                None if array is None else xp.asarray(
+                    array, dtype=dtype if array.dtype.kind == "f" else None, device=device
+                )
+                for array in build(host_dtype(dtype, xp))
+            )
+        return moved[key]
+
+    def __getstate__(self):
+        state = dict(vars(self))
+        state.pop("_moved", None)
+        return state
+
     def overflow_error(self, dtype, what, remedy):
         """The ValueError of a result beyond ``dtype`` (see ``overflow_error``)."""
         return overflow_error(self.owner, dtype, what, remedy)
@@ -173,3 +199,8 @@ def fit_bytes(sketch_map, dtype):
         sketch_map.state_bytes(dtype) + sketch_map.bytes_per_row(dtype)
         + output_row * np.dtype(dtype).itemsize
     )
+
+
+def host_dtype(dtype, xp):
+    """The NumPy dtype of the floating dtype ``dtype`` of namespace ``xp``."""
+    return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)

@@ -250,7 +250,7 @@ def test_partial_fit_and_pickle_keep_the_device(namespace):
         estimator.partial_fit(X_xp)
         Z = estimator.transform(X_xp)
         restored = pickle.loads(pickle.dumps(estimator))
-        assert "_device_states" not in vars(restored._map)
+        assert "_moved" not in vars(restored._map)
         Z_restored = restored.transform(X_xp)
     assert estimator.random_weights_.device == device
     assert_array_equal(_to_numpy(Z_restored, namespace), _to_numpy(Z, namespace))

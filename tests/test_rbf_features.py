@@ -349,8 +349,8 @@ def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
         atol = 2e-5 if dtype == np.float32 else 1e-12
         assert_allclose(to_numpy(Z), sampler.transform(X), rtol=0, atol=atol)
     # The moved state is cached per namespace, device and dtype, and not pickled.
-    assert len(sampler._map._device_states) == 1
-    assert "_device_states" not in vars(pickle.loads(pickle.dumps(sampler))._map)
+    assert len(sampler._map._moved) == 1
+    assert "_moved" not in vars(pickle.loads(pickle.dumps(sampler))._map)
 
 
 def test_input_hashed_down_has_no_array_transform():

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn import config_context
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from .._map import SketchMap
+from .._map import SketchMap, host_dtype
 from ..utils._chunking import KERNEL_CHUNK_MIB, check_allocation
 from ..utils._incremental import RowReservoir
 from ..utils._validation import all_finite, canonical_csr
@@ -127,13 +127,6 @@ class GramSketchMap(SketchMap):
                 f"evaluates on dense data only, on pairs of rows densified over up "
                 f"to {width} of the {n_features} columns",
             )
-
-    def __getstate__(self):
-        # The arrays moved to a device stay behind: they belong to the
-        # process (and device) that moved them, and are moved again on use.
-        state = dict(vars(self))
-        state.pop("_moved", None)
-        return state
 
     def state_bytes(self, dtype):
         """``Z``, the Gram matrix and its centered copy, ``W`` twice, the subsample."""
@@ -315,7 +308,11 @@ class GramSketchMap(SketchMap):
         ``block @ W + offset`` as in :meth:`transform_chunk`. The subsample,
         ``W`` and the offset are moved to the device once.
         """
-        components, projection, offset = self._moved_arrays(xp, device, X.dtype)
+        # The subsample, W and the offset on the device; moved again when
+        # the subsample changes (a partial_fit forgets them).
+        components, projection, offset = self.moved_arrays(
+            xp, device, X.dtype, lambda dtype: (self.components, self.projection, self.offset)
+        )
         # Python numbers: a namespace may refuse NumPy scalars beside its arrays.
         params = {
             name: value.item() if isinstance(value, np.generic) else value
@@ -340,7 +337,7 @@ class GramSketchMap(SketchMap):
             all_finite(self.components)
         ):
             raise self.overflow_error(
-                _host_dtype(X.dtype, xp), "the features of the input", _OVERFLOW_REMEDY
+                host_dtype(X.dtype, xp), "the features of the input", _OVERFLOW_REMEDY
             )
         return out
 
@@ -349,26 +346,11 @@ class GramSketchMap(SketchMap):
         n_rows = X.shape[0]
         if self.kernel not in _BROADCAST_KERNELS:
             return [slice(0, n_rows)]
-        itemsize = _host_dtype(X.dtype, xp).itemsize
+        itemsize = host_dtype(X.dtype, xp).itemsize
         pair_bytes = _BROADCAST_COPIES * self.n_subsample * X.shape[1] * itemsize
         size = max(1, _ARRAY_BLOCK_BYTES // max(pair_bytes, 1))
         starts = range(0, n_rows, size)
         return [slice(start, min(start + size, n_rows)) for start in starts]
-
-    def _moved_arrays(self, xp, device, dtype):
-        """The subsample, ``W`` and the offset as arrays of ``xp`` on ``device``.
-
-        Moved once per namespace, device and dtype, then kept on the map
-        until the subsample changes (not pickled).
-        """
-        key = (xp.__name__, str(device), str(dtype))
-        moved = vars(self).setdefault("_moved", {})
-        if key not in moved:
-            moved[key] = tuple(
-                xp.asarray(array, dtype=dtype, device=device)
-                for array in (self.components, self.projection, self.offset)
-            )
-        return moved[key]
 
     def check_chunk(self, X_chunk, out):
         # Under assume_finite=True a NaN may also come from the subsample.
@@ -381,10 +363,6 @@ class GramSketchMap(SketchMap):
                 out.dtype, "the features of the input", _OVERFLOW_REMEDY
             )
 
-
-def _host_dtype(dtype, xp):
-    """The NumPy dtype of the floating dtype ``dtype`` of namespace ``xp``."""
-    return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)
 
 
 class StreamedGramSketchMap(GramSketchMap):

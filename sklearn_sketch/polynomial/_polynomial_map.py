@@ -11,7 +11,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._map import SketchMap
+from .._map import SketchMap, host_dtype
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, all_finite, positive_int
 
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
@@ -43,30 +43,6 @@ class PolynomialMap(SketchMap):
         self.coef0 = coef0
         self.n_output = n_components
 
-    def __getstate__(self):
-        # The arrays moved to a device stay behind: they belong to the
-        # process (and device) that moved them, and are moved again on use.
-        state = dict(vars(self))
-        state.pop("_moved", None)
-        return state
-
-    def moved_arrays(self, xp, device, dtype, build):
-        """The host arrays ``build(host_dtype)`` as arrays of ``xp`` on ``device``.
-
-        Moved once per namespace, device and dtype, then kept on the map
-        (not pickled): ``transform_array`` reads its drawn state, built on
-        the host, from here. ``build`` returns a tuple of NumPy arrays (or
-        None in their place).
-        """
-        key = (xp.__name__, str(device), str(dtype))
-        moved = vars(self).setdefault("_moved", {})
-        if key not in moved:
-            moved[key] = tuple(
-                None if array is None else xp.asarray(array, dtype=dtype, device=device)
-                for array in build(host_dtype(dtype, xp))
-            )
-        return moved[key]
-
     def state_bytes(self, dtype):
         return 0
 
@@ -97,7 +73,3 @@ class PolynomialMap(SketchMap):
             "sklearn.preprocessing.Normalizer), or lower degree, gamma or coef0",
         )
 
-
-def host_dtype(dtype, xp):
-    """The NumPy dtype of the floating dtype ``dtype`` of namespace ``xp``."""
-    return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)

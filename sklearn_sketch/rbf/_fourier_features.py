@@ -433,32 +433,19 @@ class FourierFeatureMap(SketchMap):
         return state
 
     def device_state(self, xp, device, dtype):
-        """:meth:`host_state` moved to ``device`` in ``xp``'s ``dtype``, cached per
-        namespace, device and dtype (the cache is not pickled)."""
-        key = (xp.__name__, str(device), str(dtype))
-        cache = vars(self).setdefault("_device_states", {})
-        if key not in cache:
-            np_dtype = np.float32 if dtype == xp.float32 else np.float64
-            state = list(self.host_state(np_dtype))
-            if self.method == "fastfood":
-                # Pi as a gather of the flattened blocks: column j of block b
-                # reads column permutations[b, j] of the same block.
-                permutations = state[1]
-                offsets = np.arange(permutations.shape[0])[:, None] * self.width
-                state[1] = (permutations + offsets).ravel().astype(np.int64)
-            # The signs in the input's dtype: the standard promotes no
-            # integer with a floating array.
-            cache[key] = tuple(
-                xp.asarray(part if part.dtype == np.int64 else part.astype(np_dtype),
-                           device=device)
-                for part in state
-            )
-        return cache[key]
+        """:meth:`host_state` on ``device`` in ``xp``'s ``dtype`` (moved once)."""
+        return self.moved_arrays(xp, device, dtype, self._gather_state)
 
-    def __getstate__(self):
-        state = vars(self).copy()
-        state.pop("_device_states", None)
-        return state
+    def _gather_state(self, dtype):
+        """:meth:`host_state`, with Fastfood's permutations as one gather."""
+        state = list(self.host_state(dtype))
+        if self.method == "fastfood":
+            # Pi as a gather of the flattened blocks: column j of block b
+            # reads column permutations[b, j] of the same block.
+            permutations = state[1]
+            offsets = np.arange(permutations.shape[0])[:, None] * self.width
+            state[1] = (permutations + offsets).ravel().astype(np.int64)
+        return tuple(state)
 
     def transform_array(self, X, xp, device):
         state = self.device_state(xp, device, X.dtype)
