@@ -1,7 +1,7 @@
 """The maps' ``transform_array``: their features on array API namespaces.
 
-TensorSketch's :class:`CountSketchProductMap` and KernelJL's
-:class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
+TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
+:class:`SRHTProductMap` and KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
 (CPU) as a whole, and must give the features of the NumPy path, from the
 same fitted state, within float32 rounding, in the input's namespace,
 dtype and device. The maps are called directly (the estimators' dispatch
@@ -25,7 +25,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.externals import array_api_compat
 
-from sklearn_sketch import KernelJL, TensorSketch
+from sklearn_sketch import KernelJL, TensorSketch, TensorSRHT
 
 NAMESPACES = ["array_api_strict", "torch"]
 DTYPES = [np.float32, np.float64]
@@ -170,6 +170,83 @@ def test_tensor_sketch_nan_in_nan_out(namespace):
     Z = to_numpy(sketch._map.transform_array(X_device, xp, device))
     assert np.isnan(Z[0]).any()
     assert np.isfinite(Z[1:]).all()
+
+
+# -- TensorSRHT: the SRHT product -------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("n_components", [130, 16, 7])
+def test_tensor_srht_matches_numpy(namespace, dtype, degree, coef0, n_components):
+    # 130 samples: several Hadamard blocks of 16 (12 features and the
+    # constant); 16: one whole block; 7: part of one.
+    X = dense_data(dtype)
+    sketch = TensorSRHT(
+        n_components=n_components, degree=degree, gamma=0.7, coef0=coef0, random_state=0
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_features", [1, 8, 15, 16])
+def test_tensor_srht_paddings(namespace, n_features):
+    # A power of two with and without the constant, and a single feature.
+    X = dense_data(np.float64, n_features=n_features)
+    for coef0 in (0.0, 2.0):
+        sketch = TensorSRHT(20, degree=2, coef0=coef0, random_state=3).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        Z = sketch._map.transform_array(X_device, xp, device)
+        assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+def test_tensor_srht_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = TensorSRHT(n_components=40, degree=3, coef0=0.5, random_state=0).fit(X)
+    device = xp.Device("device1")
+    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_tensor_srht_hashed_input_stays_on_the_cpu():
+    narrow = TensorSRHT(n_components=8, random_state=0).fit(np.ones((2, 4096)))
+    wide = TensorSRHT(n_components=8, random_state=0).fit(np.ones((2, 4097)))
+    assert narrow._map.array_api_support
+    assert not wide._map.array_api_support
+    assert "hashed down" in wide._map.array_api_refusal
+
+
+def test_tensor_srht_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    sketch = TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    assert len(sketch._map._moved) == 1
+    np.testing.assert_array_equal(
+        to_numpy(sketch._map.transform_array(X_device, xp, device)), first
+    )
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert "_moved" not in vars(restored._map)
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
+
+
+def test_tensor_srht_overflow_is_the_numpy_paths_error(namespace):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = TensorSRHT(n_components=16, degree=4, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
 
 
 # -- KernelJL: the Gram sketch ----------------------------------------------
