@@ -1,7 +1,8 @@
 """The maps' ``transform_array``: their features on array API namespaces.
 
 TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
-:class:`SRHTProductMap` and KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
+:class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap` and
+KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
 (CPU) as a whole, and must give the features of the NumPy path, from the
 same fitted state, within float32 rounding, in the input's namespace,
 dtype and device. The maps are called directly (the estimators' dispatch
@@ -25,7 +26,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.externals import array_api_compat
 
-from sklearn_sketch import KernelJL, TensorSketch, TensorSRHT
+from sklearn_sketch import KernelJL, PolynomialTreeSketch, TensorSketch, TensorSRHT
 
 NAMESPACES = ["array_api_strict", "torch"]
 DTYPES = [np.float32, np.float64]
@@ -241,6 +242,98 @@ def test_tensor_srht_moves_its_tables_once_and_does_not_pickle_them(namespace):
 def test_tensor_srht_overflow_is_the_numpy_paths_error(namespace):
     X = np.full((2, 3), 1e12, dtype=np.float32)
     sketch = TensorSRHT(n_components=16, degree=4, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- PolynomialTreeSketch: the tree of degree-2 sketches ---------------------
+
+TREE_OPTIONS = {
+    "tensorsketch": dict(base="tensorsketch"),
+    "hash": dict(base="tensorsketch", buckets="hash"),
+    "tensorsrht": dict(base="tensorsrht"),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_matches_numpy(namespace, dtype, degree, coef0, options):
+    # Degrees 3 and 5 pad the tree with e leaves: (x, e) and (e, e) pairs.
+    X = dense_data(dtype)
+    sketch = PolynomialTreeSketch(
+        n_components=70, degree=degree, gamma=0.7, coef0=coef0, random_state=0,
+        **TREE_OPTIONS[options],
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_components", [1, 7, 16])
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_narrow_nodes(namespace, n_components, options):
+    # Nodes narrower than the leaves (colliding buckets, several blocks).
+    X = dense_data(np.float64, n_features=10)
+    sketch = PolynomialTreeSketch(
+        n_components, degree=4, coef0=1.0, random_state=2, **TREE_OPTIONS[options]
+    ).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_stays_on_its_device(options):
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = PolynomialTreeSketch(
+        n_components=40, degree=3, coef0=0.5, random_state=0, **TREE_OPTIONS[options]
+    ).fit(X)
+    device = xp.Device("device1")
+    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_tree_sketch_wide_leaves_stay_on_the_cpu():
+    for options in TREE_OPTIONS.values():
+        narrow = PolynomialTreeSketch(8, random_state=0, **options).fit(np.ones((2, 4096)))
+        wide = PolynomialTreeSketch(8, random_state=0, **options).fit(np.ones((2, 4097)))
+        assert narrow._map.array_api_support
+        assert not wide._map.array_api_support
+        assert "4097 features" in wide._map.array_api_refusal
+
+
+def test_tree_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    for options in TREE_OPTIONS.values():
+        sketch = PolynomialTreeSketch(
+            n_components=64, degree=3, coef0=1.0, random_state=0, **options
+        ).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+        assert len(sketch._map._moved) == 1
+        restored = pickle.loads(pickle.dumps(sketch))
+        assert "_moved" not in vars(restored._map)
+        np.testing.assert_array_equal(
+            to_numpy(restored._map.transform_array(X_device, xp, device)), first
+        )
+
+
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_overflow_is_the_numpy_paths_error(namespace, options):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = PolynomialTreeSketch(
+        n_components=16, degree=4, random_state=0, **TREE_OPTIONS[options]
+    ).fit(X)
     with pytest.raises(ValueError, match="overflow") as numpy_error:
         sketch.transform(X)
     X_device, xp, device = on_device(namespace, X)
