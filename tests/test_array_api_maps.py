@@ -1,8 +1,9 @@
 """The maps' ``transform_array``: their features on array API namespaces.
 
 TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
-:class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap` and
-KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
+:class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap`,
+MaclaurinSketch's :class:`MaclaurinMap` and KernelJL's
+:class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
 (CPU) as a whole, and must give the features of the NumPy path, from the
 same fitted state, within float32 rounding, in the input's namespace,
 dtype and device. The maps are called directly (the estimators' dispatch
@@ -26,7 +27,13 @@ import pytest
 import scipy.sparse as sp
 from sklearn.externals import array_api_compat
 
-from sklearn_sketch import KernelJL, PolynomialTreeSketch, TensorSketch, TensorSRHT
+from sklearn_sketch import (
+    KernelJL,
+    MaclaurinSketch,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 
 NAMESPACES = ["array_api_strict", "torch"]
 DTYPES = [np.float32, np.float64]
@@ -333,6 +340,90 @@ def test_tree_sketch_overflow_is_the_numpy_paths_error(namespace, options):
     X = np.full((2, 3), 1e12, dtype=np.float32)
     sketch = PolynomialTreeSketch(
         n_components=16, degree=4, random_state=0, **TREE_OPTIONS[options]
+    ).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- MaclaurinSketch: a sketch per degree of the expansion ------------------
+
+MACLAURIN_BASES = ["tree", "tensorsketch", "tensorsrht"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+@pytest.mark.parametrize("linear", ["auto", "sketch"])
+def test_maclaurin_sketch_matches_numpy(namespace, dtype, degree, coef0, base, linear):
+    X = dense_data(dtype)
+    sketch = MaclaurinSketch(
+        n_components=70, degree=degree, gamma=0.7, coef0=coef0, base=base, linear=linear,
+        random_state=0,
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+def test_maclaurin_sketch_exact_linear_and_padded_sketch(namespace, base):
+    X = dense_data(np.float32)
+    exact = MaclaurinSketch(40, degree=3, coef0=1.0, base=base, linear="exact", random_state=1)
+    padded = MaclaurinSketch(3, degree=3, coef0=1.0, base=base, random_state=1)  # not expanded
+    for sketch in (exact.fit(X), padded.fit(X)):
+        X_device, xp, device = on_device(namespace, X)
+        Z = sketch._map.transform_array(X_device, xp, device)
+        assert_same_features(Z, sketch.transform(X), X_device, xp)
+    assert exact.linear_exact_ and not padded.expanded_
+
+
+def test_maclaurin_sketch_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    for base in MACLAURIN_BASES:
+        sketch = MaclaurinSketch(40, degree=3, coef0=0.5, base=base, random_state=0).fit(X)
+        device = xp.Device("device1")
+        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.device == device
+        Z = Z.to_device(xp.Device("CPU_DEVICE"))
+        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_maclaurin_sketch_wide_input_stays_on_the_cpu():
+    for base in MACLAURIN_BASES:
+        for coef0 in (0.0, 1.0):
+            sketch = MaclaurinSketch(8, degree=2, coef0=coef0, base=base)
+            assert sketch.fit(np.ones((2, 4000)))._map.array_api_support
+            wide = sketch.fit(np.ones((2, 5000)))._map
+            assert not wide.array_api_support
+            assert "5000 features" in wide.array_api_refusal
+
+
+def test_maclaurin_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    sketch = MaclaurinSketch(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert all("_moved" not in vars(s) for s in restored._map.drawn_maps())
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
+
+
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+@pytest.mark.parametrize("coef0", [0.0, 1.0, 1e30])
+def test_maclaurin_sketch_overflow_is_the_numpy_paths_error(namespace, base, coef0):
+    # A block's overflow and the scales' (a huge coef0): the kernel's error.
+    X = np.full((2, 3), 1e12 if coef0 < 1e30 else 1e-3, dtype=np.float32)
+    sketch = MaclaurinSketch(
+        n_components=16, degree=4, coef0=coef0, base=base, linear="sketch", random_state=0
     ).fit(X)
     with pytest.raises(ValueError, match="overflow") as numpy_error:
         sketch.transform(X)
