@@ -126,7 +126,7 @@ def test_the_tag_follows_the_maps():
     }
     on_devices = (
         "OrthogonalRBFSampler", "TensorSketch", "KernelJL", "TensorSRHT", "PolynomialTreeSketch",
-        "MaclaurinSketch",
+        "MaclaurinSketch", "ComplexToRealSketch",
     )
     assert supported == {
         name for name in ESTIMATOR_REGISTRY if name.split("-")[0] in on_devices

@@ -2,8 +2,8 @@
 
 TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
 :class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap`,
-MaclaurinSketch's :class:`MaclaurinMap` and KernelJL's
-:class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
+MaclaurinSketch's :class:`MaclaurinMap`, ComplexToRealSketch's
+:class:`ComplexProjectionMap` and KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
 (CPU) as a whole, and must give the features of the NumPy path, from the
 same fitted state, within float32 rounding, in the input's namespace,
 dtype and device. The maps are called directly (the estimators' dispatch
@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from sklearn.externals import array_api_compat
 
 from sklearn_sketch import (
+    ComplexToRealSketch,
     KernelJL,
     MaclaurinSketch,
     PolynomialTreeSketch,
@@ -424,6 +425,95 @@ def test_maclaurin_sketch_overflow_is_the_numpy_paths_error(namespace, base, coe
     X = np.full((2, 3), 1e12 if coef0 < 1e30 else 1e-3, dtype=np.float32)
     sketch = MaclaurinSketch(
         n_components=16, degree=4, coef0=coef0, base=base, linear="sketch", random_state=0
+    ).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- ComplexToRealSketch: complex projections -------------------------------
+
+PROJECTIONS = ["srht", "rademacher"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("projection", PROJECTIONS)
+@pytest.mark.parametrize("n_components", [70, 17])
+def test_complex_to_real_matches_numpy(namespace, dtype, degree, coef0, projection, n_components):
+    # An odd n_components drops the imaginary part of the last feature.
+    X = dense_data(dtype)
+    sketch = ComplexToRealSketch(
+        n_components=n_components, degree=degree, gamma=0.7, coef0=coef0,
+        projection=projection, random_state=0,
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_components", [1, 2, 3])
+@pytest.mark.parametrize("projection", PROJECTIONS)
+def test_complex_to_real_one_complex_feature(namespace, n_components, projection):
+    X = dense_data(np.float32, n_features=5)
+    sketch = ComplexToRealSketch(
+        n_components, degree=3, coef0=1.0, projection=projection, random_state=4
+    ).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+def test_complex_to_real_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    for projection in PROJECTIONS:
+        sketch = ComplexToRealSketch(
+            40, degree=3, coef0=0.5, projection=projection, random_state=0
+        ).fit(X)
+        device = xp.Device("device1")
+        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.device == device
+        Z = Z.to_device(xp.Device("CPU_DEVICE"))
+        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_complex_to_real_hashed_input_stays_on_the_cpu():
+    narrow = ComplexToRealSketch(n_components=8, random_state=0).fit(np.ones((2, 4096)))
+    wide = ComplexToRealSketch(n_components=8, random_state=0).fit(np.ones((2, 4097)))
+    assert narrow._map.array_api_support
+    assert not wide._map.array_api_support
+    assert "hashed down" in wide._map.array_api_refusal
+    rademacher = ComplexToRealSketch(8, projection="rademacher").fit(np.ones((2, 4097)))
+    assert rademacher._map.array_api_support
+
+
+def test_complex_to_real_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    for projection in PROJECTIONS:
+        sketch = ComplexToRealSketch(
+            n_components=64, degree=3, coef0=1.0, projection=projection, random_state=0
+        ).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+        assert len(sketch._map._moved) == 1
+        restored = pickle.loads(pickle.dumps(sketch))
+        assert "_moved" not in vars(restored._map)
+        np.testing.assert_array_equal(
+            to_numpy(restored._map.transform_array(X_device, xp, device)), first
+        )
+
+
+@pytest.mark.parametrize("projection", PROJECTIONS)
+def test_complex_to_real_overflow_is_the_numpy_paths_error(namespace, projection):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = ComplexToRealSketch(
+        n_components=16, degree=4, projection=projection, random_state=0
     ).fit(X)
     with pytest.raises(ValueError, match="overflow") as numpy_error:
         sketch.transform(X)
