@@ -3,10 +3,11 @@
 TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
 :class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap`,
 MaclaurinSketch's :class:`MaclaurinMap`, ComplexToRealSketch's
-:class:`ComplexProjectionMap` and KernelJL's :class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
-(CPU) as a whole, and must give the features of the NumPy path, from the
-same fitted state, within float32 rounding, in the input's namespace,
-dtype and device. The maps are called directly (the estimators' dispatch
+:class:`ComplexProjectionMap` and KernelJL's :class:`GramSketchMap`
+transform an array of ``array_api_strict`` or torch (CPU) as a whole,
+and must give the features of the NumPy path, from the same fitted
+state, within float32 rounding, in the input's namespace, dtype and
+device. The maps are called directly (the estimators' dispatch
 is tested with the base).
 
 KernelJL's kernel values come from scikit-learn's array API pairwise
