@@ -124,7 +124,10 @@ def test_the_tag_follows_the_maps():
         name for name in ESTIMATOR_REGISTRY
         if make_estimator(name).__sklearn_tags__().array_api_support
     }
-    on_devices = ("OrthogonalRBFSampler", "TensorSketch", "KernelJL")
+    on_devices = (
+        "OrthogonalRBFSampler", "TensorSketch", "KernelJL", "TensorSRHT", "PolynomialTreeSketch",
+        "MaclaurinSketch", "ComplexToRealSketch",
+    )
     assert supported == {
         name for name in ESTIMATOR_REGISTRY if name.split("-")[0] in on_devices
     }

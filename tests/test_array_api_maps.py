@@ -1,10 +1,13 @@
 """The maps' ``transform_array``: their features on array API namespaces.
 
-TensorSketch's :class:`CountSketchProductMap` and KernelJL's
-:class:`GramSketchMap` transform an array of ``array_api_strict`` or torch
-(CPU) as a whole, and must give the features of the NumPy path, from the
-same fitted state, within float32 rounding, in the input's namespace,
-dtype and device. The maps are called directly (the estimators' dispatch
+TensorSketch's :class:`CountSketchProductMap`, TensorSRHT's
+:class:`SRHTProductMap`, PolynomialTreeSketch's :class:`TreeMap`,
+MaclaurinSketch's :class:`MaclaurinMap`, ComplexToRealSketch's
+:class:`ComplexProjectionMap` and KernelJL's :class:`GramSketchMap`
+transform an array of ``array_api_strict`` or torch (CPU) as a whole,
+and must give the features of the NumPy path, from the same fitted
+state, within float32 rounding, in the input's namespace, dtype and
+device. The maps are called directly (the estimators' dispatch
 is tested with the base).
 
 KernelJL's kernel values come from scikit-learn's array API pairwise
@@ -24,7 +27,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_sketch import KernelJL, TensorSketch
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    KernelJL,
+    MaclaurinSketch,
+    PolynomialTreeSketch,
+    TensorSketch,
+    TensorSRHT,
+)
 
 # scikit-learn's vendored array_api_compat (scikit-learn 1.6, the oldest
 # supported, has no array API support of this kind: skipped there).
@@ -176,6 +186,348 @@ def test_tensor_sketch_nan_in_nan_out(namespace):
     Z = to_numpy(sketch._map.transform_array(X_device, xp, device))
     assert np.isnan(Z[0]).any()
     assert np.isfinite(Z[1:]).all()
+
+
+# -- TensorSRHT: the SRHT product -------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("n_components", [130, 16, 7])
+def test_tensor_srht_matches_numpy(namespace, dtype, degree, coef0, n_components):
+    # 130 samples: several Hadamard blocks of 16 (12 features and the
+    # constant); 16: one whole block; 7: part of one.
+    X = dense_data(dtype)
+    sketch = TensorSRHT(
+        n_components=n_components, degree=degree, gamma=0.7, coef0=coef0, random_state=0
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_features", [1, 8, 15, 16])
+def test_tensor_srht_paddings(namespace, n_features):
+    # A power of two with and without the constant, and a single feature.
+    X = dense_data(np.float64, n_features=n_features)
+    for coef0 in (0.0, 2.0):
+        sketch = TensorSRHT(20, degree=2, coef0=coef0, random_state=3).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        Z = sketch._map.transform_array(X_device, xp, device)
+        assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+def test_tensor_srht_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = TensorSRHT(n_components=40, degree=3, coef0=0.5, random_state=0).fit(X)
+    device = xp.Device("device1")
+    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_tensor_srht_hashed_input_stays_on_the_cpu():
+    narrow = TensorSRHT(n_components=8, random_state=0).fit(np.ones((2, 4096)))
+    wide = TensorSRHT(n_components=8, random_state=0).fit(np.ones((2, 4097)))
+    assert narrow._map.array_api_support
+    assert not wide._map.array_api_support
+    assert "hashed down" in wide._map.array_api_refusal
+
+
+def test_tensor_srht_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    sketch = TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    assert len(sketch._map._moved) == 1
+    np.testing.assert_array_equal(
+        to_numpy(sketch._map.transform_array(X_device, xp, device)), first
+    )
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert "_moved" not in vars(restored._map)
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
+
+
+def test_tensor_srht_overflow_is_the_numpy_paths_error(namespace):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = TensorSRHT(n_components=16, degree=4, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- PolynomialTreeSketch: the tree of degree-2 sketches ---------------------
+
+TREE_OPTIONS = {
+    "tensorsketch": dict(base="tensorsketch"),
+    "hash": dict(base="tensorsketch", buckets="hash"),
+    "tensorsrht": dict(base="tensorsrht"),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_matches_numpy(namespace, dtype, degree, coef0, options):
+    # Degrees 3 and 5 pad the tree with e leaves: (x, e) and (e, e) pairs.
+    X = dense_data(dtype)
+    sketch = PolynomialTreeSketch(
+        n_components=70, degree=degree, gamma=0.7, coef0=coef0, random_state=0,
+        **TREE_OPTIONS[options],
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_components", [1, 7, 16])
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_narrow_nodes(namespace, n_components, options):
+    # Nodes narrower than the leaves (colliding buckets, several blocks).
+    X = dense_data(np.float64, n_features=10)
+    sketch = PolynomialTreeSketch(
+        n_components, degree=4, coef0=1.0, random_state=2, **TREE_OPTIONS[options]
+    ).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_stays_on_its_device(options):
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = PolynomialTreeSketch(
+        n_components=40, degree=3, coef0=0.5, random_state=0, **TREE_OPTIONS[options]
+    ).fit(X)
+    device = xp.Device("device1")
+    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_tree_sketch_wide_leaves_stay_on_the_cpu():
+    for options in TREE_OPTIONS.values():
+        narrow = PolynomialTreeSketch(8, random_state=0, **options).fit(np.ones((2, 4096)))
+        wide = PolynomialTreeSketch(8, random_state=0, **options).fit(np.ones((2, 4097)))
+        assert narrow._map.array_api_support
+        assert not wide._map.array_api_support
+        assert "4097 features" in wide._map.array_api_refusal
+
+
+def test_tree_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    for options in TREE_OPTIONS.values():
+        sketch = PolynomialTreeSketch(
+            n_components=64, degree=3, coef0=1.0, random_state=0, **options
+        ).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+        assert len(sketch._map._moved) == 1
+        restored = pickle.loads(pickle.dumps(sketch))
+        assert "_moved" not in vars(restored._map)
+        np.testing.assert_array_equal(
+            to_numpy(restored._map.transform_array(X_device, xp, device)), first
+        )
+
+
+@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
+def test_tree_sketch_overflow_is_the_numpy_paths_error(namespace, options):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = PolynomialTreeSketch(
+        n_components=16, degree=4, random_state=0, **TREE_OPTIONS[options]
+    ).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- MaclaurinSketch: a sketch per degree of the expansion ------------------
+
+MACLAURIN_BASES = ["tree", "tensorsketch", "tensorsrht"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+@pytest.mark.parametrize("linear", ["auto", "sketch"])
+def test_maclaurin_sketch_matches_numpy(namespace, dtype, degree, coef0, base, linear):
+    X = dense_data(dtype)
+    sketch = MaclaurinSketch(
+        n_components=70, degree=degree, gamma=0.7, coef0=coef0, base=base, linear=linear,
+        random_state=0,
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+def test_maclaurin_sketch_exact_linear_and_padded_sketch(namespace, base):
+    X = dense_data(np.float32)
+    exact = MaclaurinSketch(40, degree=3, coef0=1.0, base=base, linear="exact", random_state=1)
+    padded = MaclaurinSketch(3, degree=3, coef0=1.0, base=base, random_state=1)  # not expanded
+    for sketch in (exact.fit(X), padded.fit(X)):
+        X_device, xp, device = on_device(namespace, X)
+        Z = sketch._map.transform_array(X_device, xp, device)
+        assert_same_features(Z, sketch.transform(X), X_device, xp)
+    assert exact.linear_exact_ and not padded.expanded_
+
+
+def test_maclaurin_sketch_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    for base in MACLAURIN_BASES:
+        sketch = MaclaurinSketch(40, degree=3, coef0=0.5, base=base, random_state=0).fit(X)
+        device = xp.Device("device1")
+        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.device == device
+        Z = Z.to_device(xp.Device("CPU_DEVICE"))
+        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_maclaurin_sketch_wide_input_stays_on_the_cpu():
+    for base in MACLAURIN_BASES:
+        for coef0 in (0.0, 1.0):
+            sketch = MaclaurinSketch(8, degree=2, coef0=coef0, base=base)
+            assert sketch.fit(np.ones((2, 4000)))._map.array_api_support
+            wide = sketch.fit(np.ones((2, 5000)))._map
+            assert not wide.array_api_support
+            assert "5000 features" in wide.array_api_refusal
+
+
+def test_maclaurin_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    sketch = MaclaurinSketch(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert all("_moved" not in vars(s) for s in restored._map.drawn_maps())
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
+
+
+@pytest.mark.parametrize("base", MACLAURIN_BASES)
+@pytest.mark.parametrize("coef0", [0.0, 1.0, 1e30])
+def test_maclaurin_sketch_overflow_is_the_numpy_paths_error(namespace, base, coef0):
+    # A block's overflow and the scales' (a huge coef0): the kernel's error.
+    X = np.full((2, 3), 1e12 if coef0 < 1e30 else 1e-3, dtype=np.float32)
+    sketch = MaclaurinSketch(
+        n_components=16, degree=4, coef0=coef0, base=base, linear="sketch", random_state=0
+    ).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
+
+
+# -- ComplexToRealSketch: complex projections -------------------------------
+
+PROJECTIONS = ["srht", "rademacher"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("coef0", [0.0, 1.5])
+@pytest.mark.parametrize("projection", PROJECTIONS)
+@pytest.mark.parametrize("n_components", [70, 17])
+def test_complex_to_real_matches_numpy(namespace, dtype, degree, coef0, projection, n_components):
+    # An odd n_components drops the imaginary part of the last feature.
+    X = dense_data(dtype)
+    sketch = ComplexToRealSketch(
+        n_components=n_components, degree=degree, gamma=0.7, coef0=coef0,
+        projection=projection, random_state=0,
+    ).fit(X)
+    assert sketch._map.array_api_support
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+@pytest.mark.parametrize("n_components", [1, 2, 3])
+@pytest.mark.parametrize("projection", PROJECTIONS)
+def test_complex_to_real_one_complex_feature(namespace, n_components, projection):
+    X = dense_data(np.float32, n_features=5)
+    sketch = ComplexToRealSketch(
+        n_components, degree=3, coef0=1.0, projection=projection, random_state=4
+    ).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    Z = sketch._map.transform_array(X_device, xp, device)
+    assert_same_features(Z, sketch.transform(X), X_device, xp)
+
+
+def test_complex_to_real_stays_on_its_device():
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    for projection in PROJECTIONS:
+        sketch = ComplexToRealSketch(
+            40, degree=3, coef0=0.5, projection=projection, random_state=0
+        ).fit(X)
+        device = xp.Device("device1")
+        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+        assert Z.device == device
+        Z = Z.to_device(xp.Device("CPU_DEVICE"))
+        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+def test_complex_to_real_hashed_input_stays_on_the_cpu():
+    narrow = ComplexToRealSketch(n_components=8, random_state=0).fit(np.ones((2, 4096)))
+    wide = ComplexToRealSketch(n_components=8, random_state=0).fit(np.ones((2, 4097)))
+    assert narrow._map.array_api_support
+    assert not wide._map.array_api_support
+    assert "hashed down" in wide._map.array_api_refusal
+    rademacher = ComplexToRealSketch(8, projection="rademacher").fit(np.ones((2, 4097)))
+    assert rademacher._map.array_api_support
+
+
+def test_complex_to_real_moves_its_tables_once_and_does_not_pickle_them(namespace):
+    X = dense_data(np.float32)
+    for projection in PROJECTIONS:
+        sketch = ComplexToRealSketch(
+            n_components=64, degree=3, coef0=1.0, projection=projection, random_state=0
+        ).fit(X)
+        X_device, xp, device = on_device(namespace, X)
+        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+        assert len(sketch._map._moved) == 1
+        restored = pickle.loads(pickle.dumps(sketch))
+        assert "_moved" not in vars(restored._map)
+        np.testing.assert_array_equal(
+            to_numpy(restored._map.transform_array(X_device, xp, device)), first
+        )
+
+
+@pytest.mark.parametrize("projection", PROJECTIONS)
+def test_complex_to_real_overflow_is_the_numpy_paths_error(namespace, projection):
+    X = np.full((2, 3), 1e12, dtype=np.float32)
+    sketch = ComplexToRealSketch(
+        n_components=16, degree=4, projection=projection, random_state=0
+    ).fit(X)
+    with pytest.raises(ValueError, match="overflow") as numpy_error:
+        sketch.transform(X)
+    X_device, xp, device = on_device(namespace, X)
+    with pytest.raises(ValueError, match="overflow") as device_error:
+        sketch._map.transform_array(X_device, xp, device)
+    assert str(device_error.value) == str(numpy_error.value)
 
 
 # -- KernelJL: the Gram sketch ----------------------------------------------

@@ -22,9 +22,12 @@ from ..utils._sparse import dense_to_csr
 from ._hadamard_blocks import (
     UNIT_IMAG,
     UNIT_REAL,
+    augmented_array,
+    augmented_padding,
     block_coordinates,
     block_signs,
     n_augmented_features,
+    sampled_hadamard_array,
     srht_inputs,
     srht_width,
 )
@@ -112,6 +115,14 @@ class ComplexProjectionMap(PolynomialMap):
                 n_augmented_features(n_features, coef0), self.n_complex
             )
             self.n_blocks = -(-self.n_complex // self.hadamard_size_)
+            # On a device the augmented input is transformed as it is; the
+            # hash-down of wide input (a scatter) stays on the CPU.
+            self.array_api_support = not self.hashed
+            if self.hashed:
+                self.array_api_refusal = (
+                    f"input of {n_features} features, hashed down to "
+                    f"{self.hadamard_size_} coordinates on the CPU"
+                )
         # Entry keys k * (n_features + 1) + i must stay below the prime.
         elif self.n_complex * (n_features + 1) >= int(MERSENNE_PRIME):
             raise ValueError(
@@ -119,6 +130,9 @@ class ComplexProjectionMap(PolynomialMap):
                 f"{self.n_complex} x {n_features + 1} projections, more than "
                 "the hash family's 2**61 - 1 keys. Use projection='srht'."
             )
+        else:
+            # A product with the dense [Re W | Im W], as the CPU computes.
+            self.array_api_support = True
 
     def state_bytes(self, dtype):
         m = self.n_complex
@@ -241,3 +255,84 @@ class ComplexProjectionMap(PolynomialMap):
             else:
                 multiply_complex(product, factor)
         return product
+
+    # -- transform_array -------------------------------------------------
+
+    def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        The complex projections of :meth:`transform_chunk` as pairs of real
+        arrays (real and imaginary parts; complex dtypes are not on every
+        device): "srht", the Walsh-Hadamard transform of the augmented rows
+        times the real and the imaginary block signs and the gather of the
+        sampled coordinates; "rademacher", one product with the dense
+        ``[Re W_j | Im W_j]`` (times ``sqrt(gamma)``) plus the constant's
+        column. The factors multiply as complex numbers, in the order of the
+        degrees, and ``sqrt(2 / n_components) [Re, Im]`` is written out. The
+        tables are computed on the host and moved once.
+        """
+        m, degree = self.n_complex, self.degree
+        tables = self.moved_arrays(xp, device, X.dtype, self._device_tables)
+        # A namespace computing with NumPy (array_api_strict) would warn of
+        # an overflow, which check_array reports as the NumPy path does.
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.projection == "srht":
+                padding, signs, coordinates = (
+                    tables[0], tables[1 : 1 + 2 * degree], tables[1 + 2 * degree :]
+                )
+                U = augmented_array(X, self.gamma, padding, xp)
+
+                def factor(j):
+                    return (
+                        sampled_hadamard_array(U, signs[2 * j], coordinates[j], xp),
+                        sampled_hadamard_array(U, signs[2 * j + 1], coordinates[j], xp),
+                    )
+            else:
+
+                def factor(j):
+                    projected = X @ tables[2 * j]
+                    if tables[2 * j + 1] is not None:
+                        projected = projected + tables[2 * j + 1]
+                    return projected[:, :m], projected[:, m:]
+
+            real, imag = factor(0)
+            for j in range(1, degree):
+                a, b = factor(j)
+                real, imag = real * a - imag * b, real * b + imag * a
+            scale = float(np.sqrt(2.0 / self.n_components))
+            n_imag = self.n_components - m
+            out = xp.concat([real * scale, imag[:, :n_imag] * scale], axis=1)
+        self.check_array(X, out, xp)
+        return out
+
+    def _device_tables(self, dtype):
+        """"srht": the padding row, real and imaginary block signs per degree,
+        the coordinates; "rademacher": per degree ``[Re W | Im W]`` (times
+        ``sqrt(gamma)``) and the constant's row (or None)."""
+        if self.projection == "srht":
+            padding = augmented_padding(self.n_features, self.coef0, self.hadamard_size_, dtype)
+            signs = self.prepare(np.empty((0, self.n_features), dtype=dtype))
+            parts = [
+                np.ascontiguousarray(part, dtype=dtype)
+                for s in signs for part in (s.real, s.imag)
+            ]
+            return (padding, *parts, *self.coordinates_)
+        n_features, m = self.n_features, self.n_complex
+        scale = np.dtype(dtype).type(np.sqrt(self.gamma))
+        row_keys = np.arange(m, dtype=np.uint64) * np.uint64(n_features + 1)
+        units = (UNIT_REAL.astype(dtype) * scale, UNIT_IMAG.astype(dtype) * scale)
+        tables = []
+        for j in range(self.degree):
+            entries = np.empty((n_features, 2 * m), dtype=dtype)
+            unit_entries(self.entry_hashes_[j], np.arange(n_features), row_keys, *units,
+                         out=entries)
+            constant = None
+            if self.coef0 > 0:
+                hashes = polynomial_hash(self.entry_hashes_[j], row_keys + np.uint64(n_features))
+                code = (hashes & np.uint64(3)).astype(np.intp)
+                c = np.sqrt(self.coef0)
+                constant = np.concatenate(
+                    [(c * UNIT_REAL[code]).astype(dtype), (c * UNIT_IMAG[code]).astype(dtype)]
+                )
+            tables += [entries, constant]
+        return tuple(tables)

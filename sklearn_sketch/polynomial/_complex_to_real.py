@@ -19,6 +19,16 @@ class ComplexToRealSketch(BaseSketch):
 
     and the output is ``[Re Phi_C(x), Im Phi_C(x)]``.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included, unless ``projection="srht"`` hashes wide input down: the
+    hashes and coordinates are drawn at ``fit`` on the host, and
+    ``transform`` computes the projections (signed Walsh-Hadamard blocks
+    and their sampled coordinates, or a product with the dense entries of
+    ``W_j``) and their complex product, as pairs of real arrays, on the
+    input's device, into an array of its namespace and dtype, equal to the
+    NumPy features within float32 rounding.
+
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
@@ -118,6 +128,9 @@ class ComplexToRealSketch(BaseSketch):
     >>> bool(np.allclose(X_sketch @ X_sketch.T, (X @ X.T) ** 2, atol=0.2))
     True
     """
+
+    # Inputs of other array API namespaces run on their device (see above).
+    _array_api_support = True
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._count_sketch import hash_down
-from ..utils._hadamard import hadamard_length
+from ..utils._hadamard import hadamard_array, hadamard_length
 from ..utils._hashing import polynomial_hash
 
 # The unit complex numbers 1, i, -1, -i indexed by two hash bits.
@@ -56,6 +56,58 @@ def augmented_dense(X, gamma, coef0, width, dtype):
     if coef0 > 0:
         U[:, n_features] = np.sqrt(coef0)
     return U
+
+
+def augmented_padding(n_features, coef0, width, dtype):
+    """The columns of :func:`augmented_dense` beyond the input's, as one row.
+
+    ``[sqrt(coef0), 0, ..., 0]`` (without the constant when ``coef0`` is 0)
+    of length ``width - n_features``, in ``dtype``; None when empty. The
+    maps' ``transform_array`` moves it to the device and concatenates it to
+    every row (:func:`augmented_array`).
+    """
+    if width == n_features:
+        return None
+    padding = np.zeros(width - n_features, dtype=dtype)
+    if coef0 > 0:
+        padding[0] = np.sqrt(coef0)
+    return padding
+
+
+def augmented_array(X, gamma, padding, xp):
+    """:func:`augmented_dense` of an array ``X`` of namespace ``xp``.
+
+    ``padding`` is :func:`augmented_padding` on ``X``'s device (or None):
+    the same values as the NumPy rows, ``sqrt(gamma)`` rounded to ``X``'s
+    dtype and multiplied in.
+    """
+    if gamma != 1.0:
+        X = X * float(np.sqrt(gamma))
+    if padding is None:
+        return X
+    n_rows = X.shape[0]
+    return xp.concat(
+        [X, xp.broadcast_to(xp.reshape(padding, (1, -1)), (n_rows, padding.shape[0]))],
+        axis=1,
+    )
+
+
+def sampled_hadamard_array(U, signs, coordinates, xp):
+    """One SRHT of the rows ``U`` (an array of ``xp``): what ``srht_rows`` reads.
+
+    ``U`` of shape (n_rows, block_size), ``signs`` (n_blocks, block_size)
+    from :func:`block_signs` and ``coordinates`` (flat indices, as
+    :func:`block_coordinates` draws them) on ``U``'s device. Each block
+    ``H (signs[b] * u)`` is transformed by :func:`hadamard_array`, in the
+    compiled transform's order, and the sampled coordinates gathered.
+
+    Returns
+    -------
+    samples : array of shape (n_rows, coordinates.shape[0])
+    """
+    n_rows = U.shape[0]
+    blocks = hadamard_array(xp.expand_dims(U, axis=1) * signs, xp)
+    return xp.take(xp.reshape(blocks, (n_rows, -1)), coordinates, axis=1)
 
 
 # Wide input. An SRHT transforms a dense vector of its whole (padded) input,

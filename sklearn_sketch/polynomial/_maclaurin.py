@@ -21,6 +21,15 @@ class MaclaurinSketch(BaseSketch):
     ``D_i`` features. The constant is exact, and so is the linear term when
     it is kept whole. With ``coef0=0`` the estimator is its ``base`` sketch.
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included, where every block's ``base`` sketch does (input of at most
+    about 4096 features): the allocation and the blocks' random state are
+    drawn at ``fit`` on the host, and ``transform`` computes the constant,
+    linear and sketched blocks on the input's device, into an array of its
+    namespace and dtype, equal to the NumPy features within float32
+    rounding.
+
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
@@ -125,6 +134,9 @@ class MaclaurinSketch(BaseSketch):
     >>> sketch.allocation_.tolist()  # constant, exact linear, degrees 2 and 3
     [3, 8, 25, 28]
     """
+
+    # Inputs of other array API namespaces run on their device (see above).
+    _array_api_support = True
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy import special
 from sklearn.utils import check_random_state
 
+from .._map import host_dtype
 from ..utils._hadamard import hadamard_length
 from ._count_sketch_product import CountSketchProductMap
 from ._hadamard_blocks import srht_width
@@ -157,6 +158,30 @@ class MaclaurinMap(PolynomialMap):
         self.budget = n_components - (1 if self.has_constant else 0)
         self.expanded_ = self.budget >= len(self.sketched)
         self.sketches_ = self.padded_sketch_ = None
+        self._set_array_api_support()
+
+    def _set_array_api_support(self):
+        """Whether every block map the draw may make transforms arrays of other namespaces.
+
+        Known before the draw (fit checks it first), whatever the allocation:
+        each possible block map is probed with a single feature, the size at
+        which the SRHT and tree maps hash their input soonest (their hashed
+        width grows with the number of features), so the drawn blocks
+        support at least what the probes do.
+        """
+        map_class, options = MACLAURIN_BASES[self.base]
+        if self.expanded_:
+            probes = [map_class(1, int(i), self.n_features, **options) for i in self.sketched]
+        else:
+            probes = [map_class(
+                1, self.degree, self.n_features, gamma=self.gamma, coef0=self.coef0, **options
+            )]
+        refused = [p for p in probes if not p.array_api_support]
+        self.array_api_support = not refused
+        if refused:
+            self.array_api_refusal = (
+                refused[0].array_api_refusal or f"input of {self.n_features} features"
+            )
 
     def drawn_maps(self):
         """The maps drawn for the blocks (or the whole kernel); None before the draw."""
@@ -316,3 +341,54 @@ class MaclaurinMap(PolynomialMap):
                 self.sketches_[i].transform_chunk(X_chunk, block, state[i])
             block *= scales[i]
         return out
+
+    def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        The blocks of :meth:`transform_chunk`, concatenated in their order:
+        the constant block, the exact linear block ``x`` or the block maps'
+        own ``transform_array``, each times its scale (rounded to ``X``'s
+        dtype as on the host). Without the expansion, the padded sketch's.
+        """
+        if not self.expanded_:
+            return self.padded_sketch_.transform_array(X, xp, device)
+        dtype = host_dtype(X.dtype, xp)
+        n_rows = X.shape[0]
+        blocks = []
+        # Scales beyond float32, and a namespace computing with NumPy
+        # (array_api_strict), would warn of an overflow, which check_array
+        # reports as the NumPy path does.
+        with np.errstate(over="ignore", invalid="ignore"):
+            scales = np.sqrt(self.coefficients_)
+            if self.allocation_[0]:
+                scales[0] = np.sqrt(self.coefficients_[0] / self.allocation_[0])
+            scales = scales.astype(dtype)
+            for i, columns in self.blocks():
+                if i == 0:
+                    blocks.append(xp.full(
+                        (n_rows, columns.stop - columns.start), float(scales[0]),
+                        dtype=X.dtype, device=device,
+                    ))
+                    continue
+                if self.sketches_[i] is None:  # the exact linear term
+                    block = X
+                else:
+                    block = self._block_array(self.sketches_[i], X, xp, device, dtype)
+                blocks.append(block * float(scales[i]))
+            out = xp.concat(blocks, axis=1) if len(blocks) > 1 else blocks[0]
+        self.check_array(X, out, xp)
+        return out
+
+    def _block_array(self, sketch, X, xp, device, dtype):
+        """A block map's ``transform_array``; its overflow is reported as the whole kernel's.
+
+        The NumPy path checks the whole output once, naming the kernel's
+        degree: a block's overflow (non-finite features, which its scale
+        keeps non-finite) is that error.
+        """
+        try:
+            return sketch.transform_array(X, xp, device)
+        except ValueError as error:
+            if str(error) != str(sketch._overflow(dtype)):
+                raise
+            raise self._overflow(dtype) from None

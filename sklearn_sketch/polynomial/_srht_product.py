@@ -13,9 +13,12 @@ from ..utils._count_sketch import draw_hash_down
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ..utils._validation import kernel_array
 from ._hadamard_blocks import (
+    augmented_array,
+    augmented_padding,
     block_coordinates,
     block_signs,
     n_augmented_features,
+    sampled_hadamard_array,
     srht_inputs,
     srht_width,
 )
@@ -40,6 +43,14 @@ class SRHTProductMap(PolynomialMap):
             n_augmented_features(n_features, coef0), n_components
         )
         self.n_blocks = -(-n_components // self.hadamard_size_)
+        # On a device the augmented input is transformed as it is; the
+        # hash-down of wide input (a Count Sketch, a scatter) stays on the CPU.
+        self.array_api_support = not self.hashed
+        if self.hashed:
+            self.array_api_refusal = (
+                f"input of {n_features} features, hashed down to "
+                f"{self.hadamard_size_} coordinates on the CPU"
+            )
 
     def state_bytes(self, dtype):
         # Coordinates and their sampling temporaries, block signs and the
@@ -98,3 +109,33 @@ class SRHTProductMap(PolynomialMap):
                 j == 0, scale if last else one,
             )
         return out
+
+    def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        The steps of :meth:`transform_chunk` with the namespace's
+        operations: the augmented rows ``[sqrt(gamma) x, sqrt(coef0), 0...]``,
+        per degree the signed blocks' Walsh-Hadamard transform and the
+        gather of the sampled coordinates, multiplied in the order of the
+        degrees, and the scale ``1 / sqrt(n_components)`` last. The signs,
+        coordinates and padding are computed on the host and moved once.
+        """
+        degree = self.degree
+        moved = self.moved_arrays(xp, device, X.dtype, self._device_tables)
+        padding, signs, coordinates = moved[0], moved[1 : 1 + degree], moved[1 + degree :]
+        U = augmented_array(X, self.gamma, padding, xp)
+        # A namespace computing with NumPy (array_api_strict) would warn of
+        # an overflow, which check_array reports as the NumPy path does.
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = sampled_hadamard_array(U, signs[0], coordinates[0], xp)
+            for j in range(1, degree):
+                out = out * sampled_hadamard_array(U, signs[j], coordinates[j], xp)
+            out = out * float(1.0 / np.sqrt(self.n_components))
+        self.check_array(X, out, xp)
+        return out
+
+    def _device_tables(self, dtype):
+        """The padding row, the block signs of every degree, then their coordinates."""
+        padding = augmented_padding(self.n_features, self.coef0, self.hadamard_size_, dtype)
+        signs = self.prepare(np.empty((0, self.n_features), dtype=dtype))
+        return (padding, *signs, *self.coordinates_)

@@ -17,6 +17,15 @@ class TensorSRHT(BaseSketch):
 
         Phi(x)_r = prod_j (H D_j x')_{i_{j,r}} / sqrt(n_components)
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included, unless the input is so wide that it is hashed down (see the
+    Notes): the signs and coordinates are drawn at ``fit`` on the host, and
+    ``transform`` computes the signed Walsh-Hadamard blocks, the gather of
+    the sampled coordinates and their product on the input's device, into
+    an array of its namespace and dtype, equal to the NumPy features within
+    float32 rounding.
+
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
@@ -104,6 +113,8 @@ class TensorSRHT(BaseSketch):
     """
 
     _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    # Inputs of other array API namespaces run on their device (see above).
+    _array_api_support = True
 
     def __init__(
         self,

@@ -29,10 +29,14 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ._hadamard_blocks import (
+    MIN_HASHED_WIDTH,
+    augmented_array,
     augmented_dense,
+    augmented_padding,
     block_coordinates,
     block_signs,
     n_augmented_features,
+    sampled_hadamard_array,
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
@@ -58,6 +62,18 @@ class TreeMap(PolynomialMap):
         self.base = base
         self.buckets = buckets
         self.n_leaves_ = hadamard_length(degree)
+        # On a device the leaves are transformed as they are: wide leaves
+        # (hashed buckets or a hash-down, scatters) stay on the CPU, and so
+        # does the Count Sketch of input wider than TensorSketch's limit (a
+        # product with a dense n_features x n_components matrix of signs).
+        wide = self._wide_leaves()
+        self.array_api_support = not wide and (
+            base == "tensorsrht" or n_features <= MIN_HASHED_WIDTH
+        )
+        if not self.array_api_support:
+            self.array_api_refusal = f"input of {n_features} features" + (
+                ", hashed down on the CPU" if wide else ""
+            )
 
     def _n_inputs(self):
         """Number of node inputs: two per internal node, one for degree 1."""
@@ -427,3 +443,141 @@ class TreeMap(PolynomialMap):
         # but a constant row broadcasts: fill every row.
         out[...] = np.broadcast_to(nodes[0], out.shape)
         return out
+
+    # -- transform_array -------------------------------------------------
+
+    def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        The tree of :meth:`transform_chunk`, level by level, with the
+        namespace's operations. ``base="tensorsketch"``: each pair of leaves
+        is one or two Count Sketches of ``x'`` as products ``X @ S + c``
+        with the dense tables of :meth:`prepare` (shifted buckets for a leaf
+        paired with ``e``; a constant row for a pair of ``e``), the Count
+        Sketches of the nodes above are signed gathers (permuted buckets) or
+        products with dense tables (hashed ones), and pairs combine by FFT.
+        ``base="tensorsrht"``: every input is the signed Hadamard blocks'
+        sampled coordinates, pairs multiply and scale by
+        ``1 / sqrt(n_components)``. The tables are computed on the host and
+        moved once.
+        """
+        tables = self.moved_arrays(xp, device, X.dtype, self._device_tables)
+        # A namespace computing with NumPy (array_api_strict) would warn of
+        # an overflow, which check_array reports as the NumPy path does.
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.base == "tensorsketch":
+                out = self._count_sketch_tree_array(X, tables, xp)
+            else:
+                out = self._srht_tree_array(X, tables, xp, device)
+        self.check_array(X, out, xp)
+        return out
+
+    def _device_tables(self, dtype):
+        """The host arrays :meth:`transform_array` moves, flat (see its readers)."""
+        state = self.prepare(np.empty((0, self.n_features), dtype=dtype))
+        if self.base == "tensorsrht":
+            width = self._input_size(0)
+            e = np.zeros(width, dtype=dtype)
+            e[self._n_leaf_keys() - 1] = 1.0
+            padding = augmented_padding(self.n_features, self.coef0, width, dtype)
+            return (padding, e, *state, *self.coordinates_)
+        D, n_features = self.n_components, self.n_features
+        tables = []
+        # Per pair of leaves: a constant row (and None), or the dense sign
+        # matrices of its Count Sketches of x' (k, n_features, D) and their
+        # constant rows (k, D) or None.
+        for pair in state[: self.n_leaves_ : 2 if self.n_leaves_ > 1 else 1]:
+            if isinstance(pair, np.ndarray):
+                tables += [pair, None]
+                continue
+            (buckets, signs), _, constants = pair
+            k = buckets.shape[0]
+            matrices = np.zeros((k, n_features, D), dtype=dtype)
+            rows = np.arange(n_features)
+            for j in range(k):
+                matrices[j, rows, buckets[j]] = signs[j]
+            constant_rows = None
+            if constants is not None:
+                constant_rows = np.zeros((k, D), dtype=dtype)
+                constant_rows[np.arange(k), constants[0]] = constants[1]
+            tables += [matrices, constant_rows]
+        # Per node input above the leaves: the signed gather of permuted
+        # buckets (indices, signs), or a dense (D, D) matrix of hashed ones.
+        for buckets, signs, gather in state[self.n_leaves_ :]:
+            if gather is not None:
+                tables += list(gather)
+            else:
+                matrix = np.zeros((D, D), dtype=dtype)
+                matrix[np.arange(D), buckets] = signs
+                tables += [matrix, None]
+        return tuple(tables)
+
+    def _fft_combine_array(self, a, b, xp):
+        spectrum = xp.fft.rfft(a, axis=-1) * xp.fft.rfft(b, axis=-1)
+        return xp.fft.irfft(spectrum, n=self.n_components, axis=-1)
+
+    def _count_sketch_tree_array(self, X, tables, xp):
+        n_pairs = max(self.n_leaves_ // 2, 1)
+        nodes = []
+        for k in range(n_pairs):
+            first, constants = tables[2 * k], tables[2 * k + 1]
+            if first.ndim == 2:  # an (e, e) pair: a constant row
+                nodes.append(first)
+                continue
+            sketches = []
+            for j in range(first.shape[0]):
+                C = X @ first[j, ...]
+                sketches.append(C if constants is None else C + constants[j, ...])
+            nodes.append(
+                sketches[0] if len(sketches) == 1 else self._fft_combine_array(*sketches, xp)
+            )
+        node_tables = tables[2 * n_pairs :]
+        gather = self.bucket_permutations_ is not None
+
+        def sketch_node(t, U):
+            first, second = node_tables[2 * (t - self.n_leaves_) : 2 * (t - self.n_leaves_) + 2]
+            if gather:
+                return xp.take(U, first, axis=1) * second
+            return U @ first
+
+        return self._combine_levels_array(nodes, sketch_node, self._fft_combine_array, xp)
+
+    def _combine_levels_array(self, nodes, sketch_node, combine, xp):
+        """Pairs of nodes, level by level, from the level-one ``nodes`` to the root."""
+        t = self.n_leaves_
+        while len(nodes) > 1:
+            parents = []
+            for k in range(len(nodes) // 2):
+                a = sketch_node(t, nodes[2 * k])
+                b = sketch_node(t + 1, nodes[2 * k + 1])
+                t += 2
+                parents.append(combine(a, b, xp))
+            nodes = parents
+        return nodes[0]
+
+    def _srht_tree_array(self, X, tables, xp, device):
+        n_inputs = self._n_inputs()
+        padding, e = tables[0], tables[1]
+        signs, coordinates = tables[2 : 2 + n_inputs], tables[2 + n_inputs :]
+        scale = float(1.0 / np.sqrt(self.n_components))
+        x_rows = augmented_array(X, self.gamma, padding, xp)
+        e_row = xp.reshape(e, (1, -1))
+
+        def sketch_input(t, U):
+            size = self._input_size(t)
+            if U.shape[1] != size:  # a node's output, zero-padded
+                zeros = xp.zeros((U.shape[0], size - U.shape[1]), dtype=U.dtype, device=device)
+                U = xp.concat([U, zeros], axis=1)
+            return sampled_hadamard_array(U, signs[t], coordinates[t], xp)
+
+        def combine(a, b, xp):
+            return (a * b) * scale
+
+        leaves = ["x"] * self.degree + ["e"] * (self.n_leaves_ - self.degree)
+        sketches = [
+            sketch_input(t, x_rows if leaf == "x" else e_row) for t, leaf in enumerate(leaves)
+        ]
+        if self.n_leaves_ == 1:
+            return sketches[0] * scale
+        nodes = [combine(a, b, xp) for a, b in zip(sketches[::2], sketches[1::2])]
+        return self._combine_levels_array(nodes, sketch_input, combine, xp)

@@ -20,6 +20,17 @@ class PolynomialTreeSketch(BaseSketch):
         base="tensorsketch": S(u (x) v) = irfft(rfft(C_a u) * rfft(C_b v))
         base="tensorsrht":   S(u (x) v) = (H D_a u)[i_a] * (H D_b v)[i_b] / sqrt(D)
 
+    With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
+    other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
+    included, unless the leaves are so wide that they are hashed (and, for
+    ``base="tensorsketch"``, of at most 4096 features): the random state is
+    drawn at ``fit`` on the host, and ``transform`` computes every node
+    (Count Sketches as products with signed sparse-pattern matrices or
+    signed gathers and FFT products, or signed Walsh-Hadamard blocks and
+    their sampled coordinates) on the input's device, into an array of its
+    namespace and dtype, equal to the NumPy features within float32
+    rounding.
+
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
     Parameters
@@ -117,6 +128,9 @@ class PolynomialTreeSketch(BaseSketch):
     >>> bool(np.allclose(X_sketch @ X_sketch.T, (X @ X.T) ** 4, atol=0.3))
     True
     """
+
+    # Inputs of other array API namespaces run on their device (see above).
+    _array_api_support = True
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,

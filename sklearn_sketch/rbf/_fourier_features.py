@@ -15,7 +15,7 @@ from .._map import SketchMap
 from ..utils._chunking import single_threaded_blas
 from ..utils._count_sketch import draw_hash_down, hash_down
 from ..utils._gamma import scale_gamma
-from ..utils._hadamard import hadamard_length
+from ..utils._hadamard import hadamard_array, hadamard_length
 from ..utils._validation import all_finite, kernel_array
 
 # Input wider than this (hashed text, one-hot codes) is first reduced to
@@ -248,45 +248,6 @@ def features_in_pieces(place, n_rows, out, offset):
         place(start, stop, piece)
         finite &= cos_sin_in_place(piece, offset)
     return finite
-
-
-def hadamard_array(U, xp):
-    """Unnormalized Walsh-Hadamard transform along the last axis of ``U``, for any namespace.
-
-    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht` in its
-    order (``half = 1, 2, ..., d / 2``), written with reshapes: two levels
-    at a time, as the compiled loop computes them, the last axis seen as
-    ``(d / (4 half), 4, half)`` and its quartets ``a, b, c, e`` replaced by
-    the stacked ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``; a
-    last single level, for an odd ``log2(d)``, as ``(d / (2 half), 2,
-    half)`` and ``a + b, a - b``. The same additions in the same order as
-    the compiled loop (the same bits where the namespace rounds as IEEE
-    arithmetic does), on whole arrays of the namespace ``xp``: about
-    ``log2(d) / 2`` passes over ``U``.
-
-    Parameters
-    ----------
-    U : array of shape (..., d), d a power of two, real floating
-    xp : array namespace of ``U``
-
-    Returns
-    -------
-    U_transformed : array of the shape and dtype of ``U``
-    """
-    shape = tuple(U.shape)
-    d = shape[-1]
-    half = 1
-    while 4 * half <= d:
-        quartets = xp.reshape(U, (*shape[:-1], d // (4 * half), 4, half))
-        a, b, c, e = (quartets[..., i, :] for i in range(4))
-        ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
-        U = xp.reshape(xp.stack([ab + ce, a_b + c_e, ab - ce, a_b - c_e], axis=-2), shape)
-        half *= 4
-    if half < d:
-        pairs = xp.reshape(U, (*shape[:-1], 2, half))
-        a, b = pairs[..., 0, :], pairs[..., 1, :]
-        U = xp.reshape(xp.stack([a + b, a - b], axis=-2), shape)
-    return U
 
 
 def structured_projections_array(U, state, method, xp):

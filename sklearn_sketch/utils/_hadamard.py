@@ -5,6 +5,8 @@ without forming it. The SRHT polynomial sketches and the structured random
 Fourier features (SORF, Fastfood) share it: this module validates, and the
 compiled loops of ``_hadamard_kernels`` transform (the structured products of
 SORF, Fastfood and TensorSRHT too), in the butterfly order described there.
+:func:`hadamard_array` is the same transform on arrays of any array API
+namespace, for the maps' ``transform_array``.
 """
 
 import numpy as np
@@ -58,3 +60,42 @@ def fwht(U):
     flat = rows.reshape(-1, d)
     fwht_rows(flat)
     return rows
+
+
+def hadamard_array(U, xp):
+    """Unnormalized Walsh-Hadamard transform along the last axis of ``U``, for any namespace.
+
+    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht` in its
+    order (``half = 1, 2, ..., d / 2``), written with reshapes: two levels
+    at a time, as the compiled loop computes them, the last axis seen as
+    ``(d / (4 half), 4, half)`` and its quartets ``a, b, c, e`` replaced by
+    the stacked ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``; a
+    last single level, for an odd ``log2(d)``, as ``(d / (2 half), 2,
+    half)`` and ``a + b, a - b``. The same additions in the same order as
+    the compiled loop (the same bits where the namespace rounds as IEEE
+    arithmetic does), on whole arrays of the namespace ``xp``: about
+    ``log2(d) / 2`` passes over ``U``.
+
+    Parameters
+    ----------
+    U : array of shape (..., d), d a power of two, real floating
+    xp : array namespace of ``U``
+
+    Returns
+    -------
+    U_transformed : array of the shape and dtype of ``U``
+    """
+    shape = tuple(U.shape)
+    d = shape[-1]
+    half = 1
+    while 4 * half <= d:
+        quartets = xp.reshape(U, (*shape[:-1], d // (4 * half), 4, half))
+        a, b, c, e = (quartets[..., i, :] for i in range(4))
+        ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
+        U = xp.reshape(xp.stack([ab + ce, a_b + c_e, ab - ce, a_b - c_e], axis=-2), shape)
+        half *= 4
+    if half < d:
+        pairs = xp.reshape(U, (*shape[:-1], 2, half))
+        a, b = pairs[..., 0, :], pairs[..., 1, :]
+        U = xp.reshape(xp.stack([a + b, a - b], axis=-2), shape)
+    return U
