@@ -119,6 +119,7 @@ EXAMPLE_ORDER = [
     "kernel_jl_clustering.py",
     "kernel_jl_pca.py",
     "rbf_random_features.py",
+    "running_on_a_gpu.py",
 ]
 
 
