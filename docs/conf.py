@@ -14,10 +14,15 @@ import tempfile
 import zlib
 from pathlib import Path
 
-from docutils import nodes
-from sphinx.directives.patches import Figure
+# The GPU example runs scikit-learn's array API dispatch (on torch or
+# array_api_strict, whichever is installed), which needs SciPy's array API
+# mode set before SciPy is first imported: here, before sklearn_sketch is.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
-import sklearn_sketch
+from docutils import nodes  # noqa: E402
+from sphinx.directives.patches import Figure  # noqa: E402
+
+import sklearn_sketch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
