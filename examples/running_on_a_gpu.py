@@ -92,9 +92,9 @@ print(f"{title}: {X_train.shape[0]} training and {X_test.shape[0]} test rows, fl
 # torch with CUDA where there is one; otherwise a CPU namespace, which runs
 # the very same code. Dispatch cannot be turned on where SciPy was imported
 # before ``SCIPY_ARRAY_API=1`` was set (scikit-learn refuses then, and rightly:
-# SciPy would not take the arrays): the documentation build imports SciPy
-# before it runs the examples unless it is started with the variable set, and
-# then this page falls back on plain NumPy and says so.
+# SciPy would not take the arrays): the documentation build sets it before
+# SciPy loads; a session that imported SciPy without it falls back here on
+# plain NumPy, and says so.
 
 
 def pick_namespace():

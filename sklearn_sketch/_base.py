@@ -106,7 +106,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         former = vars(self).pop("_map", None)
         if former is not None:
-            for name in [*former.fitted_attributes(), "_n_features_out"]:
+            fitted = [*former.fitted_attributes(), "_n_features_out", "_fit_namespace"]
+            for name in fitted:
                 vars(self).pop(name, None)
 
     def _host_input(self, X, *, reset):
@@ -142,7 +143,6 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # transform share under dispatch: an empty array there (a NumPy fit
         # keeps none), which scikit-learn's move_estimator_to moves with the
         # fitted attributes.
-        vars(self).pop("_fit_namespace", None)
         if target is not None:
             xp, device = target
             self._fit_namespace = xp.zeros((0,), device=device)
