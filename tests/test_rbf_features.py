@@ -341,21 +341,18 @@ def test_hadamard_array_is_the_compiled_transform_bit_for_bit(namespace, dtype, 
 @pytest.mark.parametrize("method", METHODS)
 def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
     xp, device, to_numpy = _namespace(namespace)
-    X = np.random.RandomState(0).rand(30, 11).astype(dtype)
-    for n_components in (40, 33):
-        sampler = OrthogonalRBFSampler(n_components, method=method, random_state=0).fit(X)
-        Z = sampler._map.transform_array(xp.asarray(X, device=device), xp, device)
-        assert Z.dtype == (xp.float32 if dtype == np.float32 else xp.float64)
-        atol = 2e-5 if dtype == np.float32 else 1e-12
-        assert_allclose(to_numpy(Z), sampler.transform(X), rtol=0, atol=atol)
+    rng = np.random.RandomState(0)
+    # Narrow input, and input wide enough to be hashed down (on the device too).
+    for n_features in (11, MAX_DENSE_WIDTH + 300):
+        X = rng.rand(30, n_features).astype(dtype)
+        X[rng.rand(*X.shape) < 0.9] = 0.0
+        for n_components in (40, 33):
+            sampler = OrthogonalRBFSampler(n_components, method=method, random_state=0).fit(X)
+            assert (sampler.hash_down_ is not None) == (n_features > MAX_DENSE_WIDTH)
+            Z = sampler._map.transform_array(xp.asarray(X, device=device), xp, device)
+            assert Z.dtype == (xp.float32 if dtype == np.float32 else xp.float64)
+            atol = 2e-5 if dtype == np.float32 else 1e-12
+            assert_allclose(to_numpy(Z), sampler.transform(X), rtol=0, atol=atol)
     # The moved state is cached per namespace, device and dtype, and not pickled.
     assert len(sampler._map._moved) == 1
     assert "_moved" not in vars(pickle.loads(pickle.dumps(sampler))._map)
-
-
-def test_input_hashed_down_has_no_array_transform():
-    sampler = OrthogonalRBFSampler(16, random_state=0).fit(sp.random(3, MAX_DENSE_WIDTH + 1,
-                                                                     density=0.01, random_state=0))
-    assert not sampler._map.array_api_support
-    assert "wider than 4096" in sampler._map.array_api_refusal
-    assert OrthogonalRBFSampler(16).fit(np.ones((3, 5)))._map.array_api_support

@@ -7,10 +7,12 @@ the projections of a row and writes the real and imaginary parts of the
 product: ComplexToRealSketch's map.
 """
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils._count_sketch import draw_hash_down
+from ..utils._count_sketch import draw_hash_down, has_scatter_add
 from ..utils._hadamard import fwht
 from ..utils._hashing import (
     MERSENNE_PRIME,
@@ -22,13 +24,13 @@ from ..utils._sparse import dense_to_csr
 from ._hadamard_blocks import (
     UNIT_IMAG,
     UNIT_REAL,
-    augmented_array,
-    augmented_padding,
     block_coordinates,
     block_signs,
     n_augmented_features,
     sampled_hadamard_array,
+    srht_array_tables,
     srht_inputs,
+    srht_inputs_array,
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
@@ -115,14 +117,7 @@ class ComplexProjectionMap(PolynomialMap):
                 n_augmented_features(n_features, coef0), self.n_complex
             )
             self.n_blocks = -(-self.n_complex // self.hadamard_size_)
-            # On a device the augmented input is transformed as it is; the
-            # hash-down of wide input (a scatter) stays on the CPU.
-            self.array_api_support = not self.hashed
-            if self.hashed:
-                self.array_api_refusal = (
-                    f"input of {n_features} features, hashed down to "
-                    f"{self.hadamard_size_} coordinates on the CPU"
-                )
+            self.array_api_support = True
         # Entry keys k * (n_features + 1) + i must stay below the prime.
         elif self.n_complex * (n_features + 1) >= int(MERSENNE_PRIME):
             raise ValueError(
@@ -264,6 +259,7 @@ class ComplexProjectionMap(PolynomialMap):
         The complex projections of :meth:`transform_chunk` as pairs of real
         arrays (real and imaginary parts; complex dtypes are not on every
         device): "srht", the Walsh-Hadamard transform of the augmented rows
+        (or of each degree's hash-down of them, :func:`srht_inputs_array`)
         times the real and the imaginary block signs and the gather of the
         sampled coordinates; "rademacher", one product with the dense
         ``[Re W_j | Im W_j]`` (times ``sqrt(gamma)``) plus the constant's
@@ -272,20 +268,22 @@ class ComplexProjectionMap(PolynomialMap):
         tables are computed on the host and moved once.
         """
         m, degree = self.n_complex, self.degree
-        tables = self.moved_arrays(xp, device, X.dtype, self._device_tables)
+        build = functools.partial(self._device_tables, scatter=has_scatter_add(xp))
+        tables = self.moved_arrays(xp, device, X.dtype, build)
         # A namespace computing with NumPy (array_api_strict) would warn of
         # an overflow, which check_array reports as the NumPy path does.
         with np.errstate(over="ignore", invalid="ignore"):
             if self.projection == "srht":
-                padding, signs, coordinates = (
-                    tables[0], tables[1 : 1 + 2 * degree], tables[1 + 2 * degree :]
-                )
-                U = augmented_array(X, self.gamma, padding, xp)
+                n_inputs = len(tables) - 3 * degree
+                signs, coordinates = tables[n_inputs : -degree], tables[-degree:]
+                inputs = list(srht_inputs_array(
+                    X, self.gamma, tables[:n_inputs], degree, self.hadamard_size_, xp
+                ))
 
                 def factor(j):
                     return (
-                        sampled_hadamard_array(U, signs[2 * j], coordinates[j], xp),
-                        sampled_hadamard_array(U, signs[2 * j + 1], coordinates[j], xp),
+                        sampled_hadamard_array(inputs[j], signs[2 * j], coordinates[j], xp),
+                        sampled_hadamard_array(inputs[j], signs[2 * j + 1], coordinates[j], xp),
                     )
             else:
 
@@ -305,18 +303,22 @@ class ComplexProjectionMap(PolynomialMap):
         self.check_array(X, out, xp)
         return out
 
-    def _device_tables(self, dtype):
-        """"srht": the padding row, real and imaginary block signs per degree,
-        the coordinates; "rademacher": per degree ``[Re W | Im W]`` (times
-        ``sqrt(gamma)``) and the constant's row (or None)."""
+    def _device_tables(self, dtype, scatter):
+        """"srht": the inputs' tables (:func:`srht_array_tables`), real and
+        imaginary block signs per degree, the coordinates; "rademacher": per
+        degree ``[Re W | Im W]`` (times ``sqrt(gamma)``) and the constant's
+        row (or None)."""
         if self.projection == "srht":
-            padding = augmented_padding(self.n_features, self.coef0, self.hadamard_size_, dtype)
+            inputs = srht_array_tables(
+                self.n_features, self.gamma, self.coef0, self.hadamard_size_,
+                self.hash_down_, self.degree, dtype, scatter,
+            )
             signs = self.prepare(np.empty((0, self.n_features), dtype=dtype))
             parts = [
                 np.ascontiguousarray(part, dtype=dtype)
                 for s in signs for part in (s.real, s.imag)
             ]
-            return (padding, *parts, *self.coordinates_)
+            return (*inputs, *parts, *self.coordinates_)
         n_features, m = self.n_features, self.n_complex
         scale = np.dtype(dtype).type(np.sqrt(self.gamma))
         row_keys = np.arange(m, dtype=np.uint64) * np.uint64(n_features + 1)

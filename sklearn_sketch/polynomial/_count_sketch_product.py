@@ -3,11 +3,12 @@
 :class:`CountSketchProductMap` draws ``degree`` pairs of bucket and sign
 hashes and maps a chunk of rows to the circular convolution of their Count
 Sketches, computed as a product of real FFTs; on an array API namespace
-(``transform_array``) each Count Sketch is a product with a dense matrix of
-signs. TensorSketch is this map; MaclaurinSketch holds one for some degrees
-of its expansion.
+(``transform_array``) each Count Sketch is a sum of gathers, one per layer of
+each bucket's features (torch: its scatter-add). TensorSketch is this map;
+MaclaurinSketch holds one for some degrees of its expansion.
 """
 
+import functools
 import threading
 
 import numpy as np
@@ -16,11 +17,13 @@ import scipy.sparse as sp
 
 from ..utils._count_sketch import (
     count_sketch_hashed,
+    count_sketch_array,
+    count_sketch_array_tables,
     count_sketch_rows,
     count_sketch_tables,
     draw_count_sketch_hashes,
+    has_scatter_add,
 )
-from ._hadamard_blocks import MIN_HASHED_WIDTH
 from ._polynomial_map import PolynomialMap
 
 
@@ -35,12 +38,9 @@ class CountSketchProductMap(PolynomialMap):
 
     def __init__(self, n_components, degree, n_features, gamma=1.0, coef0=0.0):
         super().__init__(n_components, degree, n_features, gamma=gamma, coef0=coef0)
-        # On a device each Count Sketch is a product with a dense matrix of
-        # n_features x n_components signs (the array API has no scatter),
-        # whose size and cost grow with n_features where the compiled
-        # scatter's follow the nonzeros: input wider than the SRHT maps'
-        # hash-down width stays on the CPU.
-        self.array_api_support = n_features <= MIN_HASHED_WIDTH
+        # On a device each Count Sketch is a sum of gathers (or torch's
+        # scatter-add): see utils._count_sketch.count_sketch_array.
+        self.array_api_support = True
 
     def draw(self, random_state, X=None):
         """Draw the hash functions of every degree."""
@@ -113,18 +113,21 @@ class CountSketchProductMap(PolynomialMap):
     def transform_array(self, X, xp, device):
         """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
 
-        Each Count Sketch ``C_j x'`` is ``X @ S_j + c_j``: ``S_j`` holds
-        the scaled sign of each feature in its bucket, ``c_j`` the constant
-        ``sqrt(coef0)`` in its own, the tables of :meth:`prepare` laid out
-        densely on the host and moved once. Then the same FFT convolution
-        as :meth:`transform_chunk`: ``irfft`` of the product of the
-        ``rfft`` of every sketch (for ``degree=1``, the sketch itself).
+        Each Count Sketch ``C_j x'`` is :func:`count_sketch_array` of the
+        tables of :meth:`prepare` (signs times ``sqrt(gamma)``), plus the
+        constant ``sqrt(coef0)`` in its bucket, the tables built on the host
+        and moved once. Then the same FFT convolution as
+        :meth:`transform_chunk`: ``irfft`` of the product of the ``rfft`` of
+        every sketch (for ``degree=1``, the sketch itself).
         """
-        moved = self.moved_arrays(xp, device, X.dtype, self._dense_tables)
-        matrices, constants = moved[: self.degree], moved[self.degree :]
+        build = functools.partial(self._array_tables, scatter=has_scatter_add(xp))
+        moved = self.moved_arrays(xp, device, X.dtype, build)
+        width = self.n_components
+
+        indices, signs, constants = moved[0], moved[1], moved[2:]
 
         def sketch(j):
-            C = X @ matrices[j]
+            C = count_sketch_array(X, indices[j, ...], signs[j, ...], width, xp)
             return C if constants[j] is None else C + constants[j]
 
         # A namespace computing with NumPy (array_api_strict) would warn of
@@ -136,29 +139,27 @@ class CountSketchProductMap(PolynomialMap):
                 spectrum = xp.fft.rfft(sketch(0), axis=-1)
                 for j in range(1, self.degree):
                     spectrum = spectrum * xp.fft.rfft(sketch(j), axis=-1)
-                out = xp.fft.irfft(spectrum, n=self.n_components, axis=-1)
+                out = xp.fft.irfft(spectrum, n=width, axis=-1)
         self.check_array(X, out, xp)
         return out
 
-    def _dense_tables(self, dtype):
-        """Per degree the dense signs ``S_j``, then per degree ``c_j`` (or None)."""
-        n_features, width = self.n_features, self.n_components
+    def _array_tables(self, dtype, scatter):
+        """The two tables of :func:`count_sketch_array_tables` (every degree),
+        then per degree the constant ``sqrt(coef0)`` in its bucket (or None)."""
+        width = self.n_components
         # The tables of prepare: signs times sqrt(gamma), in dtype.
         scale = dtype.type(np.sqrt(self.gamma))
-        buckets, signs = self.feature_hashes(np.arange(n_features), dtype, scale)
-        matrices = np.zeros((self.degree, n_features, width), dtype=dtype)
-        rows = np.arange(n_features)
-        for j in range(self.degree):
-            matrices[j, rows, buckets[j]] = signs[j]
+        buckets, signs = self.feature_hashes(np.arange(self.n_features), dtype, scale)
+        tables = count_sketch_array_tables(buckets, signs, width, scatter)
         constants = [None] * self.degree
         if self.coef0:
             buckets, signs = self.feature_hashes(
-                np.array([n_features]), dtype, np.sqrt(self.coef0)
+                np.array([self.n_features]), dtype, np.sqrt(self.coef0)
             )
             constants = [np.zeros(width, dtype=dtype) for _ in range(self.degree)]
             for j, constant in enumerate(constants):
                 constant[buckets[j, 0]] = signs[j, 0]
-        return (*matrices, *constants)
+        return (*tables, *constants)
 
     def feature_hashes(self, features, dtype, scale=1.0):
         """Buckets and signs (times ``scale``) of feature indices, every degree.

@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils._count_sketch import hash_down
+from ..utils._count_sketch import hash_down, hash_down_array, hash_down_array_tables
 from ..utils._hadamard import hadamard_array, hadamard_length
 from ..utils._hashing import polynomial_hash
 
@@ -163,6 +163,34 @@ def srht_inputs(X, gamma, coef0, width, hashes, n_sketches, dtype):
     if hashes is None:
         return itertools.repeat(augmented_dense(X, gamma, coef0, width, dtype), n_sketches)
     return (hash_down(X, hashes[j], width, gamma, coef0, dtype) for j in range(n_sketches))
+
+
+def srht_array_tables(n_features, gamma, coef0, width, hashes, n_sketches, dtype, scatter):
+    """The host tables of :func:`srht_inputs_array`, flat.
+
+    Without ``hashes``: the padding row (:func:`augmented_padding`); with
+    them, the three tables of :func:`hash_down_array_tables` of each
+    sketch, in order (``scatter`` as there).
+    """
+    if hashes is None:
+        return (augmented_padding(n_features, coef0, width, dtype),)
+    return tuple(
+        table
+        for j in range(n_sketches)
+        for table in hash_down_array_tables(
+            hashes[j], n_features, width, gamma, coef0, dtype, scatter
+        )
+    )
+
+
+def srht_inputs_array(X, gamma, tables, n_sketches, width, xp):
+    """:func:`srht_inputs` of an array ``X`` of namespace ``xp``, with
+    :func:`srht_array_tables` on ``X``'s device."""
+    if len(tables) == 1:
+        return itertools.repeat(augmented_array(X, gamma, tables[0], xp), n_sketches)
+    return (
+        hash_down_array(X, tables[3 * j : 3 * j + 3], width, xp) for j in range(n_sketches)
+    )
 
 
 def block_coordinates(random_state, n_samples, block_size):

@@ -158,30 +158,9 @@ class MaclaurinMap(PolynomialMap):
         self.budget = n_components - (1 if self.has_constant else 0)
         self.expanded_ = self.budget >= len(self.sketched)
         self.sketches_ = self.padded_sketch_ = None
-        self._set_array_api_support()
-
-    def _set_array_api_support(self):
-        """Whether every block map the draw may make transforms arrays of other namespaces.
-
-        Known before the draw (fit checks it first), whatever the allocation:
-        each possible block map is probed with a single feature, the size at
-        which the SRHT and tree maps hash their input soonest (their hashed
-        width grows with the number of features), so the drawn blocks
-        support at least what the probes do.
-        """
-        map_class, options = MACLAURIN_BASES[self.base]
-        if self.expanded_:
-            probes = [map_class(1, int(i), self.n_features, **options) for i in self.sketched]
-        else:
-            probes = [map_class(
-                1, self.degree, self.n_features, gamma=self.gamma, coef0=self.coef0, **options
-            )]
-        refused = [p for p in probes if not p.array_api_support]
-        self.array_api_support = not refused
-        if refused:
-            self.array_api_refusal = (
-                refused[0].array_api_refusal or f"input of {self.n_features} features"
-            )
+        # Every block map (Count Sketch, SRHT and tree products) transforms
+        # arrays of other namespaces, wide input included.
+        self.array_api_support = True
 
     def drawn_maps(self):
         """The maps drawn for the blocks (or the whole kernel); None before the draw."""

@@ -7,19 +7,21 @@ degrees' samples (Ahle et al., 2020). TensorSRHT is this map;
 MaclaurinSketch holds one for some degrees of its expansion.
 """
 
+import functools
+
 import numpy as np
 
-from ..utils._count_sketch import draw_hash_down
+from ..utils._count_sketch import draw_hash_down, has_scatter_add
 from ..utils._hashing import SIGN_HASH_INDEPENDENCE, draw_polynomial_hashes
 from ..utils._validation import kernel_array
 from ._hadamard_blocks import (
-    augmented_array,
-    augmented_padding,
     block_coordinates,
     block_signs,
     n_augmented_features,
     sampled_hadamard_array,
+    srht_array_tables,
     srht_inputs,
+    srht_inputs_array,
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
@@ -43,14 +45,7 @@ class SRHTProductMap(PolynomialMap):
             n_augmented_features(n_features, coef0), n_components
         )
         self.n_blocks = -(-n_components // self.hadamard_size_)
-        # On a device the augmented input is transformed as it is; the
-        # hash-down of wide input (a Count Sketch, a scatter) stays on the CPU.
-        self.array_api_support = not self.hashed
-        if self.hashed:
-            self.array_api_refusal = (
-                f"input of {n_features} features, hashed down to "
-                f"{self.hadamard_size_} coordinates on the CPU"
-            )
+        self.array_api_support = True
 
     def state_bytes(self, dtype):
         # Coordinates and their sampling temporaries, block signs and the
@@ -114,28 +109,38 @@ class SRHTProductMap(PolynomialMap):
         """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
 
         The steps of :meth:`transform_chunk` with the namespace's
-        operations: the augmented rows ``[sqrt(gamma) x, sqrt(coef0), 0...]``,
+        operations: the augmented rows ``[sqrt(gamma) x, sqrt(coef0), 0...]``
+        (or each degree's hash-down of them, :func:`srht_inputs_array`),
         per degree the signed blocks' Walsh-Hadamard transform and the
         gather of the sampled coordinates, multiplied in the order of the
         degrees, and the scale ``1 / sqrt(n_components)`` last. The signs,
-        coordinates and padding are computed on the host and moved once.
+        coordinates and the inputs' tables are computed on the host and
+        moved once.
         """
         degree = self.degree
-        moved = self.moved_arrays(xp, device, X.dtype, self._device_tables)
-        padding, signs, coordinates = moved[0], moved[1 : 1 + degree], moved[1 + degree :]
-        U = augmented_array(X, self.gamma, padding, xp)
+        build = functools.partial(self._device_tables, scatter=has_scatter_add(xp))
+        moved = self.moved_arrays(xp, device, X.dtype, build)
+        n_inputs = len(moved) - 2 * degree
+        signs, coordinates = moved[n_inputs : n_inputs + degree], moved[n_inputs + degree :]
+        inputs = srht_inputs_array(X, self.gamma, moved[:n_inputs], degree,
+                                   self.hadamard_size_, xp)
         # A namespace computing with NumPy (array_api_strict) would warn of
         # an overflow, which check_array reports as the NumPy path does.
         with np.errstate(over="ignore", invalid="ignore"):
-            out = sampled_hadamard_array(U, signs[0], coordinates[0], xp)
-            for j in range(1, degree):
-                out = out * sampled_hadamard_array(U, signs[j], coordinates[j], xp)
+            out = None
+            for j, U in enumerate(inputs):
+                factor = sampled_hadamard_array(U, signs[j], coordinates[j], xp)
+                out = factor if out is None else out * factor
             out = out * float(1.0 / np.sqrt(self.n_components))
         self.check_array(X, out, xp)
         return out
 
-    def _device_tables(self, dtype):
-        """The padding row, the block signs of every degree, then their coordinates."""
-        padding = augmented_padding(self.n_features, self.coef0, self.hadamard_size_, dtype)
+    def _device_tables(self, dtype, scatter):
+        """The tables of the inputs (:func:`srht_array_tables`), the block
+        signs of every degree, then their coordinates."""
+        inputs = srht_array_tables(
+            self.n_features, self.gamma, self.coef0, self.hadamard_size_, self.hash_down_,
+            self.degree, dtype, scatter,
+        )
         signs = self.prepare(np.empty((0, self.n_features), dtype=dtype))
-        return (padding, *signs, *self.coordinates_)
+        return (*inputs, *signs, *self.coordinates_)

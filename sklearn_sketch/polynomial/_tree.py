@@ -8,16 +8,23 @@ products (``base="tensorsketch"``) or SRHT products
 holds one for each degree of its expansion by default.
 """
 
+import functools
+
 import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
 from ..utils._count_sketch import (
+    count_sketch_array,
+    count_sketch_array_tables,
     count_sketch_hashed,
     count_sketch_rows,
     count_sketch_tables,
     draw_hash_down,
+    has_scatter_add,
     hash_down,
+    hash_down_array,
+    hash_down_array_tables,
     hash_down_keys,
 )
 from ..utils._hadamard import fwht, hadamard_length
@@ -29,7 +36,6 @@ from ..utils._hashing import (
     polynomial_hash,
 )
 from ._hadamard_blocks import (
-    MIN_HASHED_WIDTH,
     augmented_array,
     augmented_dense,
     augmented_padding,
@@ -62,18 +68,7 @@ class TreeMap(PolynomialMap):
         self.base = base
         self.buckets = buckets
         self.n_leaves_ = hadamard_length(degree)
-        # On a device the leaves are transformed as they are: wide leaves
-        # (hashed buckets or a hash-down, scatters) stay on the CPU, and so
-        # does the Count Sketch of input wider than TensorSketch's limit (a
-        # product with a dense n_features x n_components matrix of signs).
-        wide = self._wide_leaves()
-        self.array_api_support = not wide and (
-            base == "tensorsrht" or n_features <= MIN_HASHED_WIDTH
-        )
-        if not self.array_api_support:
-            self.array_api_refusal = f"input of {n_features} features" + (
-                ", hashed down on the CPU" if wide else ""
-            )
+        self.array_api_support = True
 
     def _n_inputs(self):
         """Number of node inputs: two per internal node, one for degree 1."""
@@ -451,17 +446,19 @@ class TreeMap(PolynomialMap):
 
         The tree of :meth:`transform_chunk`, level by level, with the
         namespace's operations. ``base="tensorsketch"``: each pair of leaves
-        is one or two Count Sketches of ``x'`` as products ``X @ S + c``
-        with the dense tables of :meth:`prepare` (shifted buckets for a leaf
-        paired with ``e``; a constant row for a pair of ``e``), the Count
-        Sketches of the nodes above are signed gathers (permuted buckets) or
-        products with dense tables (hashed ones), and pairs combine by FFT.
+        is one or two Count Sketches of ``x'`` (:func:`count_sketch_array`
+        of the tables of :meth:`prepare`, shifted buckets for a leaf paired
+        with ``e``; a constant row for a pair of ``e``), the Count Sketches
+        of the nodes above are signed gathers (permuted buckets) or
+        :func:`count_sketch_array` (hashed ones), and pairs combine by FFT.
         ``base="tensorsrht"``: every input is the signed Hadamard blocks'
-        sampled coordinates, pairs multiply and scale by
+        sampled coordinates (wide leaves hashed down first,
+        :func:`hash_down_array`), pairs multiply and scale by
         ``1 / sqrt(n_components)``. The tables are computed on the host and
         moved once.
         """
-        tables = self.moved_arrays(xp, device, X.dtype, self._device_tables)
+        build = functools.partial(self._device_tables, scatter=has_scatter_add(xp))
+        tables = self.moved_arrays(xp, device, X.dtype, build)
         # A namespace computing with NumPy (array_api_strict) would warn of
         # an overflow, which check_array reports as the NumPy path does.
         with np.errstate(over="ignore", invalid="ignore"):
@@ -472,44 +469,58 @@ class TreeMap(PolynomialMap):
         self.check_array(X, out, xp)
         return out
 
-    def _device_tables(self, dtype):
+    def _device_tables(self, dtype, scatter):
         """The host arrays :meth:`transform_array` moves, flat (see its readers)."""
         state = self.prepare(np.empty((0, self.n_features), dtype=dtype))
         if self.base == "tensorsrht":
-            width = self._input_size(0)
-            e = np.zeros(width, dtype=dtype)
-            e[self._n_leaf_keys() - 1] = 1.0
-            padding = augmented_padding(self.n_features, self.coef0, width, dtype)
-            return (padding, e, *state, *self.coordinates_)
-        D, n_features = self.n_components, self.n_features
+            return (*self._srht_leaf_tables(dtype, scatter), *state, *self.coordinates_)
+        D = self.n_components
         tables = []
-        # Per pair of leaves: a constant row (and None), or the dense sign
-        # matrices of its Count Sketches of x' (k, n_features, D) and their
-        # constant rows (k, D) or None.
+        # Per pair of leaves: a constant row (and two None), or the tables of
+        # its Count Sketches of x' (count_sketch_array_tables, k sketches)
+        # and their constant rows (k, D) or None.
         for pair in state[: self.n_leaves_ : 2 if self.n_leaves_ > 1 else 1]:
             if isinstance(pair, np.ndarray):
-                tables += [pair, None]
+                tables += [pair, None, None]
                 continue
             (buckets, signs), _, constants = pair
-            k = buckets.shape[0]
-            matrices = np.zeros((k, n_features, D), dtype=dtype)
-            rows = np.arange(n_features)
-            for j in range(k):
-                matrices[j, rows, buckets[j]] = signs[j]
+            tables += count_sketch_array_tables(buckets, signs, D, scatter)
             constant_rows = None
             if constants is not None:
-                constant_rows = np.zeros((k, D), dtype=dtype)
-                constant_rows[np.arange(k), constants[0]] = constants[1]
-            tables += [matrices, constant_rows]
+                constant_rows = np.zeros((buckets.shape[0], D), dtype=dtype)
+                constant_rows[np.arange(buckets.shape[0]), constants[0]] = constants[1]
+            tables.append(constant_rows)
         # Per node input above the leaves: the signed gather of permuted
-        # buckets (indices, signs), or a dense (D, D) matrix of hashed ones.
+        # buckets (indices, signs), or the tables of a hashed Count Sketch.
         for buckets, signs, gather in state[self.n_leaves_ :]:
             if gather is not None:
                 tables += list(gather)
             else:
-                matrix = np.zeros((D, D), dtype=dtype)
-                matrix[np.arange(D), buckets] = signs
-                tables += [matrix, None]
+                indices, layer_signs = count_sketch_array_tables(
+                    buckets[None], signs[None], D, scatter
+                )
+                tables += [indices[0], layer_signs[0]]
+        return tuple(tables)
+
+    def _srht_leaf_tables(self, dtype, scatter):
+        """"tensorsrht": the padding row of ``x'`` and the row ``e``; with a
+        hash-down, four per leaf: :func:`hash_down_array_tables` (an ``x``
+        leaf) or ``C_t e`` (an ``e`` leaf) in its place, None elsewhere."""
+        width = self._input_size(0)
+        if self.hash_down_ is None:
+            e = np.zeros(width, dtype=dtype)
+            e[self._n_leaf_keys() - 1] = 1.0
+            return augmented_padding(self.n_features, self.coef0, width, dtype), e
+        tables = []
+        for t in range(self.n_leaves_):
+            if t < self.degree:
+                tables += hash_down_array_tables(
+                    self.hash_down_[t], self.n_features, width, self.gamma, self.coef0, dtype,
+                    scatter,
+                )
+                tables.append(None)
+            else:
+                tables += [None, None, None, self._hashed_leaf(t, "e", None, dtype)]
         return tuple(tables)
 
     def _fft_combine_array(self, a, b, xp):
@@ -518,27 +529,28 @@ class TreeMap(PolynomialMap):
 
     def _count_sketch_tree_array(self, X, tables, xp):
         n_pairs = max(self.n_leaves_ // 2, 1)
+        D = self.n_components
         nodes = []
         for k in range(n_pairs):
-            first, constants = tables[2 * k], tables[2 * k + 1]
-            if first.ndim == 2:  # an (e, e) pair: a constant row
+            first, signs, constants = tables[3 * k : 3 * k + 3]
+            if signs is None:  # an (e, e) pair: a constant row
                 nodes.append(first)
                 continue
             sketches = []
             for j in range(first.shape[0]):
-                C = X @ first[j, ...]
+                C = count_sketch_array(X, first[j, ...], signs[j, ...], D, xp)
                 sketches.append(C if constants is None else C + constants[j, ...])
             nodes.append(
                 sketches[0] if len(sketches) == 1 else self._fft_combine_array(*sketches, xp)
             )
-        node_tables = tables[2 * n_pairs :]
+        node_tables = tables[3 * n_pairs :]
         gather = self.bucket_permutations_ is not None
 
         def sketch_node(t, U):
             first, second = node_tables[2 * (t - self.n_leaves_) : 2 * (t - self.n_leaves_) + 2]
             if gather:
                 return xp.take(U, first, axis=1) * second
-            return U @ first
+            return count_sketch_array(U, first, second, D, xp)
 
         return self._combine_levels_array(nodes, sketch_node, self._fft_combine_array, xp)
 
@@ -557,11 +569,21 @@ class TreeMap(PolynomialMap):
 
     def _srht_tree_array(self, X, tables, xp, device):
         n_inputs = self._n_inputs()
-        padding, e = tables[0], tables[1]
-        signs, coordinates = tables[2 : 2 + n_inputs], tables[2 + n_inputs :]
+        n_leaf_tables = len(tables) - 2 * n_inputs
+        leaf_tables = tables[:n_leaf_tables]
+        signs, coordinates = tables[n_leaf_tables:-n_inputs], tables[-n_inputs:]
         scale = float(1.0 / np.sqrt(self.n_components))
-        x_rows = augmented_array(X, self.gamma, padding, xp)
-        e_row = xp.reshape(e, (1, -1))
+        width = self._input_size(0)
+        if self.hash_down_ is None:
+            x_rows = augmented_array(X, self.gamma, leaf_tables[0], xp)
+            e_row = xp.reshape(leaf_tables[1], (1, -1))
+
+        def leaf_input(t, leaf):
+            if self.hash_down_ is None:
+                return x_rows if leaf == "x" else e_row
+            if leaf == "x":
+                return hash_down_array(X, leaf_tables[4 * t : 4 * t + 3], width, xp)
+            return leaf_tables[4 * t + 3]
 
         def sketch_input(t, U):
             size = self._input_size(t)
@@ -574,9 +596,7 @@ class TreeMap(PolynomialMap):
             return (a * b) * scale
 
         leaves = ["x"] * self.degree + ["e"] * (self.n_leaves_ - self.degree)
-        sketches = [
-            sketch_input(t, x_rows if leaf == "x" else e_row) for t, leaf in enumerate(leaves)
-        ]
+        sketches = [sketch_input(t, leaf_input(t, leaf)) for t, leaf in enumerate(leaves)]
         if self.n_leaves_ == 1:
             return sketches[0] * scale
         nodes = [combine(a, b, xp) for a, b in zip(sketches[::2], sketches[1::2])]

@@ -5,15 +5,24 @@ diagonals, and computes ``sqrt(2 / D) [cos(W x), sin(W x)]`` by pieces of
 rows; the functions below are its steps. Under scikit-learn's
 ``array_api_dispatch`` it computes the same features of an array of another
 namespace on its device (:meth:`FourierFeatureMap.transform_array`), with
-the Walsh-Hadamard transform written with reshapes (:func:`hadamard_array`).
+the Walsh-Hadamard transform written with reshapes (:func:`hadamard_array`)
+and wide input hashed down by gathers (:func:`hash_down_array`).
 """
+
+import functools
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._map import SketchMap
 from ..utils._chunking import single_threaded_blas
-from ..utils._count_sketch import draw_hash_down, hash_down
+from ..utils._count_sketch import (
+    draw_hash_down,
+    has_scatter_add,
+    hash_down,
+    hash_down_array,
+    hash_down_array_tables,
+)
 from ..utils._gamma import scale_gamma
 from ..utils._hadamard import hadamard_array, hadamard_length
 from ..utils._validation import all_finite, kernel_array
@@ -307,13 +316,8 @@ class FourierFeatureMap(SketchMap):
         # ORF's BLAS product: with some OpenBLAS releases a row's bits depend
         # on its place in the product, so jobs keep the chunks of one job.
         self.exact_rows = method != "orf"
-        # Hashing wide input down (a scatter by hashed indices) has no array
-        # API version yet.
-        self.array_api_support = not self.hashed
-        if self.hashed:
-            self.array_api_refusal = (
-                f"input wider than {MAX_DENSE_WIDTH} features, which it hashes down"
-            )
+        self.n_features = n_features
+        self.array_api_support = True
 
     def n_blocks(self):
         return -(-self.n_frequencies // self.width)
@@ -394,11 +398,14 @@ class FourierFeatureMap(SketchMap):
         return state
 
     def device_state(self, xp, device, dtype):
-        """:meth:`host_state` on ``device`` in ``xp``'s ``dtype`` (moved once)."""
-        return self.moved_arrays(xp, device, dtype, self._gather_state)
+        """:meth:`host_state` on ``device`` in ``xp``'s ``dtype`` (moved once),
+        then the tables of the hash-down (when the input is hashed)."""
+        build = functools.partial(self._gather_state, scatter=has_scatter_add(xp))
+        return self.moved_arrays(xp, device, dtype, build)
 
-    def _gather_state(self, dtype):
-        """:meth:`host_state`, with Fastfood's permutations as one gather."""
+    def _gather_state(self, dtype, scatter):
+        """:meth:`host_state`, with Fastfood's permutations as one gather, then
+        :func:`hash_down_array_tables` of the hash-down (when hashed)."""
         state = list(self.host_state(dtype))
         if self.method == "fastfood":
             # Pi as a gather of the flattened blocks: column j of block b
@@ -406,10 +413,23 @@ class FourierFeatureMap(SketchMap):
             permutations = state[1]
             offsets = np.arange(permutations.shape[0])[:, None] * self.width
             state[1] = (permutations + offsets).ravel().astype(np.int64)
+        if self.hash_down is not None:
+            state += hash_down_array_tables(
+                self.hash_down, self.n_features, self.width, 1.0, 0.0, dtype, scatter
+            )
         return tuple(state)
 
     def transform_array(self, X, xp, device):
+        """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
+
+        Wide input is hashed down first (:func:`hash_down_array`); the
+        projections are one product with ORF's frequencies or the structured
+        transform by reshapes (:func:`structured_projections_array`); then
+        the cosines and sines of :meth:`transform_chunk`, in its layout.
+        """
         state = self.device_state(xp, device, X.dtype)
+        if self.hash_down is not None:
+            X, state = hash_down_array(X, state[-3:], self.width, xp), state[:-3]
         n_rows, n_features = X.shape
         if self.method == "orf":
             P = X @ state[0]

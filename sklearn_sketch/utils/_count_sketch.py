@@ -234,3 +234,116 @@ def hash_down(X, hashes, width, gamma, coef0, dtype):
     count_sketch_hashed(X, hashes[None, :split], hashes[None, split:], scale, U,
                         constants=constants)
     return U[0]
+
+
+# Array API namespaces (torch, CuPy, array_api_strict) under scikit-learn's
+# dispatch. The standard has no scatter-add: a Count Sketch there is a sum of
+# gathers, one per "layer" of each bucket's keys (the first key of every
+# bucket, then the second, ...), as many as the fullest bucket holds: about
+# n_keys / width + 3 for the widths used, O(width) gathered values a layer.
+# Torch offers the scatter-add itself (``index_add_``), one pass over the
+# input instead of a pass over the output per layer.
+
+
+def has_scatter_add(xp):
+    """Whether the namespace ``xp`` is torch's, whose tensors offer ``index_add_``."""
+    return xp.__name__.endswith("array_api_compat.torch")
+
+
+def count_sketch_array_tables(buckets, signs, width, scatter):
+    """The host tables :func:`count_sketch_array` reads, for ``S`` Count Sketches.
+
+    Parameters
+    ----------
+    buckets : ndarray of shape (S, n_keys), values in ``[0, width)``
+    signs : ndarray of shape (S, n_keys)
+        The (scaled) sign of each key.
+    width : int
+        Number of buckets.
+    scatter : bool
+        Tables for the namespace's scatter-add (:func:`has_scatter_add`):
+        ``buckets`` (int64) and ``signs`` as they are.
+
+    Returns
+    -------
+    indices : ndarray of shape (S, n_layers, width), dtype int64
+        Key ``indices[s, l, b]`` is the ``l``-th key (in key order) of
+        bucket ``b`` of sketch ``s``; ``n_keys`` (a zero column) where that
+        bucket has fewer keys.
+    layer_signs : ndarray of shape (S, n_layers, width)
+        Its sign, 0 where there is no key.
+    """
+    if scatter:
+        return buckets.astype(np.int64), signs
+    n_sketches, n_keys = buckets.shape
+    order = np.argsort(buckets, axis=1, kind="stable")
+    sorted_buckets = np.take_along_axis(buckets, order, axis=1)
+    first = np.stack([np.searchsorted(row, np.arange(width)) for row in sorted_buckets])
+    rank = np.arange(n_keys) - np.take_along_axis(first, sorted_buckets, axis=1)
+    n_layers = int(rank.max()) + 1 if n_keys else 1
+    indices = np.full((n_sketches, n_layers, width), n_keys, dtype=np.int64)
+    layer_signs = np.zeros((n_sketches, n_layers, width), dtype=signs.dtype)
+    sketch = np.arange(n_sketches)[:, None]
+    indices[sketch, rank, sorted_buckets] = order
+    layer_signs[sketch, rank, sorted_buckets] = np.take_along_axis(signs, order, axis=1)
+    return indices, layer_signs
+
+
+def count_sketch_array(X, indices, signs, width, xp):
+    """The Count Sketch of the rows of ``X`` (an array of ``xp``) in ``width`` buckets.
+
+    ``indices`` and ``signs`` are one sketch's tables of
+    :func:`count_sketch_array_tables` (``indices[s]``, ``signs[s]``) on
+    ``X``'s device. A bucket sums its keys' signed values in key order, as
+    :func:`count_sketch_rows` does, one layer after the other; with torch's
+    scatter-add, in the order torch adds them (on CUDA, atomically: the
+    last bits may change between runs unless torch is asked for
+    deterministic algorithms).
+
+    Returns
+    -------
+    C : array of shape (n_rows, width)
+    """
+    n_rows = X.shape[0]
+    device = X.device
+    if indices.ndim == 1:
+        out = xp.zeros((n_rows, width), dtype=X.dtype, device=device)
+        return out.index_add_(1, indices, X * signs)
+    zero = xp.zeros((n_rows, 1), dtype=X.dtype, device=device)
+    padded = xp.concat([X, zero], axis=1)
+    out = xp.take(padded, indices[0, ...], axis=1) * signs[0, ...]
+    for layer in range(1, indices.shape[0]):
+        out = out + xp.take(padded, indices[layer, ...], axis=1) * signs[layer, ...]
+    return out
+
+
+def hash_down_array_tables(hashes, n_features, width, gamma, coef0, dtype, scatter):
+    """The host tables of :func:`hash_down_array`: :func:`hash_down`'s Count Sketch.
+
+    Returns
+    -------
+    indices, signs : ndarray
+        :func:`count_sketch_array_tables` of the features (one sketch), the
+        signs times ``sqrt(gamma)``.
+    constant : ndarray of shape (width,) or None
+        ``sqrt(coef0)`` signed in the constant's bucket (None when ``coef0``
+        is 0), added after the features as :func:`hash_down` adds it.
+    """
+    dtype = np.dtype(dtype)
+    buckets, signs = hash_down_keys(hashes, np.arange(n_features), width, dtype)
+    signs *= dtype.type(np.sqrt(gamma))
+    indices, signs = count_sketch_array_tables(buckets[None], signs[None], width, scatter)
+    constant = None
+    if coef0 > 0:
+        bucket, sign = hash_down_keys(hashes, np.array([n_features]), width, dtype)
+        constant = np.zeros(width, dtype=dtype)
+        constant[bucket[0]] = sign[0] * dtype.type(np.sqrt(coef0))
+    return indices[0], signs[0], constant
+
+
+def hash_down_array(X, tables, width, xp):
+    """:func:`hash_down` of the rows of ``X`` (an array of ``xp``), with
+    :func:`hash_down_array_tables` on ``X``'s device."""
+    indices, signs, constant = tables
+    U = count_sketch_array(X, indices, signs, width, xp)
+    return U if constant is None else U + constant
