@@ -164,13 +164,15 @@ def test_orthogonal_rbf_features_equal_the_numpy_path(
     assert Z.device == device
     assert Z.shape == expected.shape
     assert_allclose(_to_numpy(Z, namespace), expected, rtol=0, atol=_atol(dtype))
-    if method == "orf":
-        # A product's rounding may depend on its shape (BLAS, GPU kernels).
+    if method == "orf" or estimator._map.dense_on_device(np.dtype(dtype)):
+        # A product's rounding may depend on its shape (BLAS, GPU kernels);
+        # SORF's and Fastfood's frequencies are one dense product on a device
+        # where they are small enough.
         assert_allclose(_to_numpy(Z_again, namespace), _to_numpy(Z, namespace)[:7],
                         rtol=0, atol=_atol(dtype))
     else:
-        # The Hadamard methods are the same additions and products for any
-        # number of rows.
+        # The Hadamard transform by reshapes is the same additions and
+        # products for any number of rows.
         assert_array_equal(_to_numpy(Z_again, namespace), _to_numpy(Z, namespace)[:7])
     # The fitted attributes are the NumPy fit's, on the device.
     reference = OrthogonalRBFSampler(**params).fit(X)

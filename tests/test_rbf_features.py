@@ -29,6 +29,7 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sklearn_sketch import OrthogonalRBFSampler
+from sklearn_sketch.rbf import _fourier_features as fourier_features
 from sklearn_sketch.rbf._fourier_features import (
     MAX_DENSE_WIDTH,
     cos_sin_in_place,
@@ -339,7 +340,12 @@ def test_hadamard_array_is_the_compiled_transform_bit_for_bit(namespace, dtype, 
 @pytest.mark.parametrize("namespace", _array_namespaces())
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("method", METHODS)
-def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
+@pytest.mark.parametrize("dense_limit", [2**28, 0], ids=["dense", "reshapes"])
+def test_transform_array_is_the_numpy_transform(namespace, dtype, method, dense_limit,
+                                                monkeypatch):
+    # SORF's and Fastfood's frequencies as one dense matrix (up to a size),
+    # or the structured transform by reshapes: the same features.
+    monkeypatch.setattr(fourier_features, "_MAX_DEVICE_FREQUENCY_BYTES", dense_limit)
     xp, device, to_numpy = _namespace(namespace)
     rng = np.random.RandomState(0)
     # Narrow input, and input wide enough to be hashed down (on the device too).
@@ -349,6 +355,7 @@ def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
         for n_components in (40, 33):
             sampler = OrthogonalRBFSampler(n_components, method=method, random_state=0).fit(X)
             assert (sampler.hash_down_ is not None) == (n_features > MAX_DENSE_WIDTH)
+            assert sampler._map.dense_on_device(dtype) == (method != "orf" and dense_limit > 0)
             Z = sampler._map.transform_array(xp.asarray(X, device=device), xp, device)
             assert Z.dtype == (xp.float32 if dtype == np.float32 else xp.float64)
             atol = 2e-5 if dtype == np.float32 else 1e-12
@@ -356,3 +363,19 @@ def test_transform_array_is_the_numpy_transform(namespace, dtype, method):
     # The moved state is cached per namespace, device and dtype, and not pickled.
     assert len(sampler._map._moved) == 1
     assert "_moved" not in vars(pickle.loads(pickle.dumps(sampler))._map)
+
+
+def test_dense_frequencies_on_a_device_are_bounded():
+    # The dense frequencies a device holds: at most 256 MiB, else reshapes.
+    def fitted(n_features, n_components, method="sorf"):
+        X = np.zeros((2, n_features))
+        return OrthogonalRBFSampler(
+            n_components, method=method, gamma=1.0, random_state=0
+        ).fit(X)._map
+
+    assert fitted(784, 4096).dense_on_device(np.float32)
+    assert fitted(4096, 2 * 2**14, "fastfood").dense_on_device(np.float32)
+    assert not fitted(4096, 2 * 2**14 + 2).dense_on_device(np.float32)
+    assert not fitted(4096, 2 * 2**14, "sorf").dense_on_device(np.float64)
+    # Hashed-down input counts its 4096 coordinates, not its features.
+    assert fitted(10**6, 2 * 2**14).dense_on_device(np.float32)

@@ -14,7 +14,7 @@ import functools
 import numpy as np
 import scipy.sparse as sp
 
-from .._map import SketchMap
+from .._map import SketchMap, host_dtype
 from ..utils._chunking import single_threaded_blas
 from ..utils._count_sketch import (
     draw_hash_down,
@@ -45,6 +45,13 @@ _ORF_TILE_ROWS = 128
 # kernels (which pad a partial group with zero rows).
 _PIECE_BYTES = 2**20
 _GROUP_ROWS = 8
+# On an array API namespace SORF's and Fastfood's frequencies up to this size
+# are formed once as the dense matrix W they define (the transform of the
+# unit rows) and applied as one matrix product, which a GPU runs near its
+# peak; measured faster than the Walsh-Hadamard transform by reshapes on
+# torch's CPU device too (benchmarks/bench_gpu.py). Larger ones are
+# transformed by reshapes, with state of O(width) instead of O(d D).
+_MAX_DEVICE_FREQUENCY_BYTES = 2**28
 
 
 def input_width(n_features, method):
@@ -403,11 +410,25 @@ class FourierFeatureMap(SketchMap):
         build = functools.partial(self._gather_state, scatter=has_scatter_add(xp))
         return self.moved_arrays(xp, device, dtype, build)
 
+    def dense_on_device(self, dtype):
+        """Whether SORF's or Fastfood's frequencies are a dense matrix on a device."""
+        n_inputs = min(self.n_features, self.width)
+        size = n_inputs * self.n_frequencies * np.dtype(dtype).itemsize
+        return self.method != "orf" and size <= _MAX_DEVICE_FREQUENCY_BYTES
+
     def _gather_state(self, dtype, scatter):
-        """:meth:`host_state`, with Fastfood's permutations as one gather, then
-        :func:`hash_down_array_tables` of the hash-down (when hashed)."""
+        """:meth:`host_state` (SORF's and Fastfood's as the dense frequencies
+        where :meth:`dense_on_device`, else Fastfood's permutations as one
+        gather), then :func:`hash_down_array_tables` (when hashed)."""
         state = list(self.host_state(dtype))
-        if self.method == "fastfood":
+        if self.dense_on_device(dtype):
+            # The frequencies are the projections of the unit rows, computed
+            # as transform_chunk computes any row's (the Hadamard sums of
+            # +-1 are exact; the scales round once).
+            project = sorf_projections if self.method == "sorf" else fastfood_projections
+            units = np.eye(min(self.n_features, self.width), self.width, dtype=dtype)
+            state = [np.ascontiguousarray(project(units, *state)[:, : self.n_frequencies])]
+        elif self.method == "fastfood":
             # Pi as a gather of the flattened blocks: column j of block b
             # reads column permutations[b, j] of the same block.
             permutations = state[1]
@@ -423,7 +444,8 @@ class FourierFeatureMap(SketchMap):
         """The features of the whole array ``X`` of namespace ``xp`` on ``device``.
 
         Wide input is hashed down first (:func:`hash_down_array`); the
-        projections are one product with ORF's frequencies or the structured
+        projections are one product with the frequencies (ORF's, and SORF's
+        and Fastfood's where :meth:`dense_on_device`) or the structured
         transform by reshapes (:func:`structured_projections_array`); then
         the cosines and sines of :meth:`transform_chunk`, in its layout.
         """
@@ -431,7 +453,7 @@ class FourierFeatureMap(SketchMap):
         if self.hash_down is not None:
             X, state = hash_down_array(X, state[-3:], self.width, xp), state[:-3]
         n_rows, n_features = X.shape
-        if self.method == "orf":
+        if self.method == "orf" or self.dense_on_device(host_dtype(X.dtype, xp)):
             P = X @ state[0]
         else:
             if n_features < self.width:
