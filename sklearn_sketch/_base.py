@@ -23,12 +23,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._map import fit_bytes
+from ._map import fit_bytes, host_dtype
 from .utils._chunking import (
+    DEVICE_CHUNK_MIB,
     check_allocation,
     dense_transform,
     input_bytes_per_row,
     parallel_row_chunks,
+    row_chunks,
     sparse_transform,
 )
 from .utils._array_api import (
@@ -314,10 +316,19 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # kept, other dtypes cast to float64 (float32 where the device has
         # no float64).
         X = validate_data(self, X, reset=False, dtype=float_dtypes(xp, device))
+        n_rows, n_output = X.shape[0], self._map.n_output
+        # Chunks of rows bound the device memory the temporaries take.
+        itemsize = np.dtype(host_dtype(X.dtype, xp)).itemsize
+        chunks = list(row_chunks(n_rows, n_output * itemsize, max_chunk_mib=DEVICE_CHUNK_MIB))
         # As in the chunks of the NumPy path: overflow is detected on the
         # result (a namespace backed by NumPy would warn first).
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._map.transform_array(X, xp, device)
+            if len(chunks) <= 1:
+                return self._map.transform_array(X, xp, device)
+            out = xp.empty((n_rows, n_output), dtype=X.dtype, device=device)
+            for chunk in chunks:
+                out[chunk, ...] = self._map.transform_array(X[chunk, ...], xp, device)
+            return out
 
     def get_feature_names_out(self, input_features=None):
         """Get output feature names for transformation.

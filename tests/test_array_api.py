@@ -183,6 +183,42 @@ def test_orthogonal_rbf_features_equal_the_numpy_path(
                            reference.random_weights_)
 
 
+def _on_device_names():
+    return [
+        name for name in sorted(ESTIMATOR_REGISTRY)
+        if make_estimator(name).__sklearn_tags__().array_api_support
+    ]
+
+
+@scipy_array_api_process
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize("name", _on_device_names())
+def test_device_rows_are_transformed_in_bounded_chunks(namespace, name):
+    # The output of a chunk of rows stays within scikit-learn's
+    # working_memory (and 512 MiB): the same features as one whole call.
+    xp, device = _namespace(namespace)
+    X = _data(np.float64, n_samples=50)
+    X_xp = xp.asarray(X, device=device)
+    with config_context(array_api_dispatch=True):
+        estimator = make_estimator(name).fit(X_xp)
+        whole = estimator.transform(X_xp)
+        row_bytes = 8 * estimator._map.n_output
+        calls = []
+        transform_array = estimator._map.transform_array
+
+        def spy(X_chunk, xp, device):
+            calls.append(X_chunk.shape[0])
+            return transform_array(X_chunk, xp, device)
+
+        estimator._map.transform_array = spy
+        with config_context(working_memory=7 * row_bytes / 2**20):
+            chunked = estimator.transform(X_xp)
+    assert calls == [7] * 7 + [1]
+    assert chunked.device == device and chunked.dtype == whole.dtype
+    assert_allclose(_to_numpy(chunked, namespace), _to_numpy(whole, namespace),
+                    rtol=0, atol=_atol(np.float64))
+
+
 @scipy_array_api_process
 @pytest.mark.parametrize("namespace", NAMESPACES)
 def test_integer_input_gives_float64_features(namespace):
