@@ -21,9 +21,9 @@ class ComplexToRealSketch(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, unless ``projection="srht"`` hashes wide input down: the
-    hashes and coordinates are drawn at ``fit`` on the host, and
-    ``transform`` computes the projections (signed Walsh-Hadamard blocks
+    included, of any width: the hashes and coordinates are drawn at ``fit``
+    on the host, and ``transform`` computes the projections (signed
+    Walsh-Hadamard blocks of the input, hashed down first where it is wide,
     and their sampled coordinates, or a product with the dense entries of
     ``W_j``) and their complex product, as pairs of real arrays, on the
     input's device, into an array of its namespace and dtype, equal to the

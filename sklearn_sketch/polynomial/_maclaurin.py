@@ -23,8 +23,7 @@ class MaclaurinSketch(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, where every block's ``base`` sketch does (input of at most
-    about 4096 features): the allocation and the blocks' random state are
+    included, of any width: the allocation and the blocks' random state are
     drawn at ``fit`` on the host, and ``transform`` computes the constant,
     linear and sketched blocks on the input's device, into an array of its
     namespace and dtype, equal to the NumPy features within float32

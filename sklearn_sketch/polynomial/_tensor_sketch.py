@@ -23,11 +23,11 @@ class TensorSketch(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, of at most 4096 features: the hashes are drawn at ``fit`` on
-    the host, and ``transform`` computes the Count Sketches (as products with
-    signed sparse-pattern matrices) and their FFT product on the input's
-    device, into an array of its namespace and dtype, equal to the NumPy
-    features within float32 rounding.
+    included, of any width: the hashes are drawn at ``fit`` on the host, and
+    ``transform`` computes the Count Sketches (gathers of each bucket's
+    features, or torch's ``index_add_``) and their FFT product on the
+    input's device, into an array of its namespace and dtype, equal to the
+    NumPy features within float32 rounding.
 
     Read more in the :ref:`User Guide <tensor_sketch>`.
 

@@ -19,12 +19,12 @@ class TensorSRHT(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, unless the input is so wide that it is hashed down (see the
-    Notes): the signs and coordinates are drawn at ``fit`` on the host, and
-    ``transform`` computes the signed Walsh-Hadamard blocks, the gather of
-    the sampled coordinates and their product on the input's device, into
-    an array of its namespace and dtype, equal to the NumPy features within
-    float32 rounding.
+    included, of any width: the signs and coordinates are drawn at ``fit`` on
+    the host, and ``transform`` computes the hash-down of wide input (see the
+    Notes), the signed Walsh-Hadamard blocks, the gather of the sampled
+    coordinates and their product on the input's device, into an array of
+    its namespace and dtype, equal to the NumPy features within float32
+    rounding.
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 

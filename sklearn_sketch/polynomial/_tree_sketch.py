@@ -22,12 +22,11 @@ class PolynomialTreeSketch(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, unless the leaves are so wide that they are hashed (and, for
-    ``base="tensorsketch"``, of at most 4096 features): the random state is
-    drawn at ``fit`` on the host, and ``transform`` computes every node
-    (Count Sketches as products with signed sparse-pattern matrices or
-    signed gathers and FFT products, or signed Walsh-Hadamard blocks and
-    their sampled coordinates) on the input's device, into an array of its
+    included, of any width: the random state is drawn at ``fit`` on the
+    host, and ``transform`` computes every node (Count Sketches by gathers,
+    or torch's ``index_add_``, and FFT products, or signed Walsh-Hadamard
+    blocks of the leaves, hashed down first where they are wide, and their
+    sampled coordinates) on the input's device, into an array of its
     namespace and dtype, equal to the NumPy features within float32
     rounding.
 

@@ -48,9 +48,9 @@ _GROUP_ROWS = 8
 # On an array API namespace SORF's and Fastfood's frequencies up to this size
 # are formed once as the dense matrix W they define (the transform of the
 # unit rows) and applied as one matrix product, which a GPU runs near its
-# peak; measured faster than the Walsh-Hadamard transform by reshapes on
-# torch's CPU device too (benchmarks/bench_gpu.py). Larger ones are
-# transformed by reshapes, with state of O(width) instead of O(d D).
+# peak, where the Walsh-Hadamard transform by reshapes makes some fifteen
+# passes over the projections per block. Larger ones are transformed by
+# reshapes, with state of O(width) instead of O(d D).
 _MAX_DEVICE_FREQUENCY_BYTES = 2**28
 
 

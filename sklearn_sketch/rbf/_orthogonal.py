@@ -58,8 +58,8 @@ class OrthogonalRBFSampler(BaseSketch):
     included: the frequencies are drawn at ``fit`` on the host, as for NumPy
     input, and ``transform`` computes the features on the input's device,
     into an array of its namespace and dtype, equal to the NumPy features
-    within float32 rounding (input wider than 4096 features, hashed down,
-    is refused there).
+    within float32 rounding (input wider than 4096 features is hashed down
+    there too).
 
     Read more in the :ref:`User Guide <rbf_features>`.
 
@@ -183,8 +183,7 @@ class OrthogonalRBFSampler(BaseSketch):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    # Every method transforms array API inputs on their device (input wider
-    # than 4096 features, hashed down, excepted: refused under dispatch).
+    # Every method transforms array API inputs on their device, of any width.
     _array_api_support = True
 
     def __init__(
