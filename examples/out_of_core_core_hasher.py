@@ -22,7 +22,7 @@ the first batch and only checks the later ones. After every read the
 accuracy on the test split and the peak resident memory of the process
 during the read (on Linux; elsewhere, since the start) are reported: the
 peak does not grow with the number of documents seen. The next example,
-``out_of_core_dask.py``, runs the same stream on a dask cluster.
+``out_of_core_dask.py``, streams word counts hashed on a dask cluster.
 
 Data: the 20 Newsgroups archive from ``--data-home`` (default
 ``$SKLEARN_SKETCH_DATA``); without it (a fresh clone) a synthetic stream of
