@@ -258,6 +258,26 @@ def test_bad_input_is_refused_on_the_device_as_on_the_host(namespace):
 
 
 @scipy_array_api_process
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize("method", METHODS)
+def test_overflow_of_wide_input_is_the_numpy_paths_error(namespace, method):
+    # Finite input whose hash-down overflows float32: the device checks the
+    # input it was given, not the hashed rows, and raises as the host does.
+    xp, device = _namespace(namespace)
+    X = np.zeros((3, 6000), dtype=np.float32)
+    X[:, :3000] = 3e38
+    params = dict(n_components=33, method=method, gamma=1.0, random_state=0)
+    with pytest.raises(ValueError, match="overflowed float32") as host_error:
+        OrthogonalRBFSampler(**params).fit(X[:, :] * 0).transform(X)
+    X_xp = xp.asarray(X, device=device)
+    with config_context(array_api_dispatch=True):
+        estimator = OrthogonalRBFSampler(**params).fit(X_xp * 0)
+        with pytest.raises(ValueError, match="overflowed float32") as device_error:
+            estimator.transform(X_xp)
+    assert str(device_error.value) == str(host_error.value)
+
+
+@scipy_array_api_process
 def test_inputs_must_share_the_fit_namespace_and_device():
     xp, device = _namespace("array_api_strict")
     X = _data(np.float64)

@@ -450,6 +450,7 @@ class FourierFeatureMap(SketchMap):
         the cosines and sines of :meth:`transform_chunk`, in its layout.
         """
         state = self.device_state(xp, device, X.dtype)
+        X_in = X
         if self.hash_down is not None:
             X, state = hash_down_array(X, state[-3:], self.width, xp), state[:-3]
         n_rows, n_features = X.shape
@@ -464,7 +465,7 @@ class FourierFeatureMap(SketchMap):
         # As transform_chunk: a projection beyond the dtype's range is
         # infinite and its cosine NaN; NaN that came in (assume_finite=True)
         # goes out as it is.
-        if not bool(xp.all(xp.isfinite(Z))) and bool(xp.all(xp.isfinite(X))):
+        if not bool(xp.all(xp.isfinite(Z))) and bool(xp.all(xp.isfinite(X_in))):
             raise self.overflow_error(
                 np.float32 if X.dtype == xp.float32 else np.float64,
                 "the projections of the input", "Scale the input down or lower gamma",
