@@ -39,6 +39,7 @@ from .utils._array_api import (
     dispatch_enabled,
     float_dtypes,
     namespace_and_device,
+    picklable_state,
     to_device,
     to_host,
 )
@@ -150,6 +151,10 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             self._fit_namespace = xp.zeros((0,), device=device)
         self._map = sketch_map
         self._n_features_out = sketch_map.n_output
+
+    def __getstate__(self):
+        # A copy: object.__getstate__ returns the instance's own __dict__.
+        return picklable_state(dict(super().__getstate__()))
 
     def _publish(self, attributes, target):
         """Set the fitted ``attributes``, their arrays moved to ``target`` (if not None)."""

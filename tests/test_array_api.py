@@ -220,6 +220,33 @@ def test_device_rows_are_transformed_in_bounded_chunks(namespace, name):
 
 
 @scipy_array_api_process
+@pytest.mark.parametrize("name", _on_device_names())
+def test_estimators_fitted_on_torch_pickle_and_load(name, tmp_path):
+    # torch cannot load the tensors of unsigned dtypes it pickles (the hash
+    # coefficients): an estimator fitted on torch still loads, its fitted
+    # attributes in torch on their device, and transforms as before.
+    import joblib
+
+    xp, device = _namespace("torch")
+    X_xp = xp.asarray(_data(np.float32), device=device)
+    with config_context(array_api_dispatch=True):
+        estimator = make_estimator(name).fit(X_xp)
+        Z = estimator.transform(X_xp)
+        joblib.dump(estimator, tmp_path / "model.joblib")
+        for restored in (pickle.loads(pickle.dumps(estimator)),
+                         joblib.load(tmp_path / "model.joblib")):
+            for key, value in vars(estimator).items():
+                if key.endswith("_") and isinstance(value, xp.Tensor):
+                    assert vars(restored)[key].dtype == value.dtype
+                    assert vars(restored)[key].device == value.device
+                    assert xp.equal(vars(restored)[key], value)
+            assert_array_equal(_to_numpy(restored.transform(X_xp), "torch"),
+                               _to_numpy(Z, "torch"))
+    # The estimator pickled is unchanged.
+    assert all(not type(v).__name__.startswith("_Unsigned") for v in vars(estimator).values())
+
+
+@scipy_array_api_process
 @pytest.mark.parametrize("namespace", NAMESPACES)
 def test_integer_input_gives_float64_features(namespace):
     xp, device = _namespace(namespace)

@@ -131,3 +131,43 @@ def check_same_namespace(estimator, X, fitted, method):
         f"namespace and the same device as those passed to fit(). {detail} "
         "Fit the estimator on data of that namespace and device."
     )
+
+
+# torch pickles a tensor of an unsigned dtype (uint16, uint32, uint64: the
+# hash coefficients of the polynomial sketches fitted on torch) but cannot
+# load it back ("UntypedStorage has no attribute dtype", torch 2.13): such
+# tensors go into a pickle as NumPy arrays that rebuild the tensor on load.
+_UNSIGNED_TORCH_DTYPES = ("torch.uint16", "torch.uint32", "torch.uint64")
+
+
+def picklable_state(state):
+    """``state`` (an estimator's ``__dict__``) with torch's unsigned tensors made loadable."""
+    return {
+        name: _UnsignedTensor(value) if _is_unsigned_tensor(value) else value
+        for name, value in state.items()
+    }
+
+
+def _is_unsigned_tensor(value):
+    return (
+        type(value).__module__.startswith("torch")
+        and str(getattr(value, "dtype", "")) in _UNSIGNED_TORCH_DTYPES
+    )
+
+
+class _UnsignedTensor:
+    """An unsigned torch tensor in a pickle: its values on the host and its device."""
+
+    def __init__(self, tensor):
+        self.values = tensor.cpu().numpy()
+        self.device = str(tensor.device)
+
+    def __reduce__(self):
+        return _unsigned_tensor, (self.values, self.device)
+
+
+def _unsigned_tensor(values, device):
+    """The tensor :class:`_UnsignedTensor` pickled, rebuilt on its device."""
+    import torch
+
+    return torch.asarray(values, device=device)
