@@ -322,9 +322,12 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # no float64).
         X = validate_data(self, X, reset=False, dtype=float_dtypes(xp, device))
         n_rows, n_output = X.shape[0], self._map.n_output
-        # Chunks of rows bound the device memory the temporaries take.
+        # Chunks of rows bound the device memory the temporaries take: a
+        # few copies of the chunk's output rows, and of its input rows (the
+        # Count Sketches' signed or padded copies) where the input is wide.
         itemsize = np.dtype(host_dtype(X.dtype, xp)).itemsize
-        chunks = list(row_chunks(n_rows, n_output * itemsize, max_chunk_mib=DEVICE_CHUNK_MIB))
+        row_bytes = (X.shape[1] + n_output) * itemsize
+        chunks = list(row_chunks(n_rows, row_bytes, max_chunk_mib=DEVICE_CHUNK_MIB))
         # As in the chunks of the NumPy path: overflow is detected on the
         # result (a namespace backed by NumPy would warn first).
         with np.errstate(over="ignore", invalid="ignore"):

@@ -194,7 +194,7 @@ def _on_device_names():
 @pytest.mark.parametrize("namespace", NAMESPACES)
 @pytest.mark.parametrize("name", _on_device_names())
 def test_device_rows_are_transformed_in_bounded_chunks(namespace, name):
-    # The output of a chunk of rows stays within scikit-learn's
+    # The input and output rows of a chunk stay within scikit-learn's
     # working_memory (and 512 MiB): the same features as one whole call.
     xp, device = _namespace(namespace)
     X = _data(np.float64, n_samples=50)
@@ -202,7 +202,7 @@ def test_device_rows_are_transformed_in_bounded_chunks(namespace, name):
     with config_context(array_api_dispatch=True):
         estimator = make_estimator(name).fit(X_xp)
         whole = estimator.transform(X_xp)
-        row_bytes = 8 * estimator._map.n_output
+        row_bytes = 8 * (X.shape[1] + estimator._map.n_output)
         calls = []
         transform_array = estimator._map.transform_array
 

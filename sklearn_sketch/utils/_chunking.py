@@ -42,10 +42,11 @@ KERNEL_CHUNK_MIB = 64
 # blocks of features, all k columns): X @ R is a sum over groups of feature
 # blocks of this size, each multiplied while its rows are still in cache.
 PROJECTION_BLOCK_BYTES = 8 * 2**20
-# Array API input (a GPU): rows are transformed in chunks whose output takes
-# at most this much. The maps' whole-array operations hold a few temporaries
-# the size of their output; chunks this large keep a GPU busy, and few enough
-# that the launches of a chunk's operations cost little.
+# Array API input (a GPU): rows are transformed in chunks whose input and
+# output rows take at most this much. The maps' whole-array operations hold a
+# few temporaries the size of a chunk's input or output; chunks this large
+# keep a GPU busy, and few enough that the launches of a chunk's operations
+# cost little.
 DEVICE_CHUNK_MIB = 512
 
 # Bytes per stored input value of a chunk's own copies of its input: the
