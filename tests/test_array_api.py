@@ -31,7 +31,12 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import clone, config_context
 from sklearn.utils.estimator_checks import check_array_api_input
 
-from sklearn_sketch import CoREHasher, MinMaxHasher, OrthogonalRBFSampler
+from sklearn_sketch import (
+    ComplexToRealSketch,
+    CoREHasher,
+    MinMaxHasher,
+    OrthogonalRBFSampler,
+)
 
 array_api_strict = pytest.importorskip("array_api_strict")
 # scikit-learn >= 1.6 (its floor here); skipped with the reason otherwise.
@@ -384,6 +389,18 @@ def test_input_hashed_down_on_the_device(namespace, method):
     assert estimator.hash_down_ is not None
     assert Z.device == device
     assert_allclose(_to_numpy(Z, namespace), expected, rtol=0, atol=_atol(np.float64))
+
+
+@scipy_array_api_process
+def test_rademacher_projections_too_large_for_a_device_are_refused():
+    xp, device = _namespace("array_api_strict")
+    X = np.zeros((2, 70000))
+    with config_context(array_api_dispatch=True):
+        with pytest.raises(ValueError, match=r"ComplexToRealSketch \(projection='rademacher' "
+                           r"on 70000 features: .* GiB on the device.*\) " + CPU_ONLY):
+            ComplexToRealSketch(2048, degree=2, projection="rademacher").fit(
+                xp.asarray(X, device=device)
+            )
 
 
 # -- (d) without dispatch, or with NumPy input, nothing changes -----------

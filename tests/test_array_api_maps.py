@@ -539,6 +539,18 @@ def test_complex_to_real_stays_on_its_device():
         assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
 
 
+def test_complex_to_real_rademacher_refuses_tables_too_large_for_a_device():
+    # Its dense projections, n_features + 1 rows by n_components per degree,
+    # are held on the device: refused beyond 1 GiB (float32), with the reason.
+    fits = ComplexToRealSketch(2048, degree=2, projection="rademacher").fit(np.ones((2, 60000)))
+    assert fits._map.array_api_support
+    wide = ComplexToRealSketch(2048, degree=2, projection="rademacher").fit(np.ones((2, 70000)))
+    assert not wide._map.array_api_support
+    assert "70000 features" in wide._map.array_api_refusal
+    assert "projection='srht'" in wide._map.array_api_refusal
+    assert ComplexToRealSketch(2048, degree=2).fit(np.ones((2, 70000)))._map.array_api_support
+
+
 def test_complex_to_real_moves_its_tables_once_and_does_not_pickle_them(namespace):
     X = dense_data(np.float32)
     for projection in PROJECTIONS:

@@ -36,6 +36,11 @@ from ._hadamard_blocks import (
 from ._polynomial_map import PolynomialMap
 
 
+# projection="rademacher" on a device holds its dense projections (float32:
+# 4 bytes an entry, float64 twice that): at most this many GiB of them.
+MAX_DEVICE_TABLE_GIB = 1
+
+
 def complex_dtype(dtype):
     """complex64 for float32, complex128 for float64."""
     return np.result_type(dtype, np.complex64)
@@ -126,8 +131,16 @@ class ComplexProjectionMap(PolynomialMap):
                 "the hash family's 2**61 - 1 keys. Use projection='srht'."
             )
         else:
-            # A product with the dense [Re W | Im W], as the CPU computes.
-            self.array_api_support = True
+            # On a device, a product with the dense [Re W_j | Im W_j] of every
+            # degree, held there: refused where they would be too large.
+            table_gib = 4 * degree * (n_features + 1) * 2 * self.n_complex / 2**30
+            self.array_api_support = table_gib <= MAX_DEVICE_TABLE_GIB
+            if not self.array_api_support:
+                self.array_api_refusal = (
+                    f"projection='rademacher' on {n_features} features: its dense "
+                    f"projections would take {table_gib:.1f} GiB on the device, more than "
+                    f"{MAX_DEVICE_TABLE_GIB} GiB; projection='srht' hashes wide input down"
+                )
 
     def state_bytes(self, dtype):
         m = self.n_complex

@@ -21,13 +21,14 @@ class ComplexToRealSketch(BaseSketch):
 
     With ``sklearn.set_config(array_api_dispatch=True)`` it takes arrays of
     other array API namespaces (torch, CuPy, array_api_strict), CUDA tensors
-    included, of any width: the hashes and coordinates are drawn at ``fit``
-    on the host, and ``transform`` computes the projections (signed
-    Walsh-Hadamard blocks of the input, hashed down first where it is wide,
-    and their sampled coordinates, or a product with the dense entries of
-    ``W_j``) and their complex product, as pairs of real arrays, on the
-    input's device, into an array of its namespace and dtype, equal to the
-    NumPy features within float32 rounding.
+    included, of any width (with ``projection="rademacher"``, while its
+    dense projections take at most 1 GiB on the device): the hashes and
+    coordinates are drawn at ``fit`` on the host, and ``transform`` computes
+    the projections (signed Walsh-Hadamard blocks of the input, hashed down
+    first where it is wide, and their sampled coordinates, or a product with
+    the dense entries of ``W_j``) and their complex product, as pairs of
+    real arrays, on the input's device, into an array of its namespace and
+    dtype, equal to the NumPy features within float32 rounding.
 
     Read more in the :ref:`User Guide <polynomial_sketches>`.
 
