@@ -403,6 +403,19 @@ def test_rademacher_projections_too_large_for_a_device_are_refused():
             )
 
 
+@scipy_array_api_process
+def test_sparse_torch_tensors_are_refused_clearly():
+    torch, device = _namespace("torch")
+    X = torch.asarray(_data(np.float32))
+    with config_context(array_api_dispatch=True):
+        estimator = OrthogonalRBFSampler(16, random_state=0).fit(X)
+        for sparse in (X.to_sparse(), X.to_sparse_csr()):
+            for method in (OrthogonalRBFSampler(16).fit, estimator.transform):
+                with pytest.raises(ValueError, match=r"A sparse tensor \(torch.sparse_.*"
+                                   r"Pass X.to_dense\(\), or the data as a SciPy sparse"):
+                    method(sparse)
+
+
 # -- (d) without dispatch, or with NumPy input, nothing changes -----------
 
 

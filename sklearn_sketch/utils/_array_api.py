@@ -39,7 +39,7 @@ def device_namespace(X):
     namespace other than NumPy. Returns None otherwise: without dispatch,
     and for NumPy arrays, sparse matrices, lists, DataFrames, anything
     that is not an array of a namespace scikit-learn's ``array_api_compat``
-    recognizes.
+    recognizes. Raises a ValueError for a sparse torch tensor.
     """
     if not dispatch_enabled() or sp.issparse(X) or isinstance(X, (np.ndarray, np.generic)):
         return None
@@ -49,6 +49,14 @@ def device_namespace(X):
         return None
     if not is_array_api or is_numpy_namespace(xp):
         return None
+    layout = getattr(X, "layout", None)  # torch's sparse tensors
+    if layout is not None and str(layout) != "torch.strided":
+        raise ValueError(
+            f"A sparse tensor ({layout}) cannot be transformed on its device: the "
+            "sketches take dense arrays of other namespaces than NumPy, and sparse "
+            "input as a SciPy sparse matrix, on the CPU. Pass X.to_dense(), or the "
+            "data as a SciPy sparse matrix."
+        )
     return xp, device
 
 
