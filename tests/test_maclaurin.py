@@ -112,8 +112,14 @@ def test_maclaurin_linear_term_exact_only_when_it_pays():
     # predicted variance (w_2 + w_3)^2 / 9 against (w_1 + w_2 + w_3)^2 / 59.
     assert not MaclaurinSketch(60, degree=3, coef0=1.0, random_state=0).fit(X).linear_exact_
     assert MaclaurinSketch(1000, degree=3, coef0=1.0, random_state=0).fit(X).linear_exact_
-    with pytest.raises(ValueError, match="linear='exact'"):
+    with pytest.raises(ValueError, match=r"linear='exact' needs n_features=50 columns "
+                       r"plus one per other term of the expansion \(3\): 53, more than "
+                       r"n_components=40"):
         MaclaurinSketch(40, degree=3, coef0=1.0, linear="exact").fit(X)
+    # With the linear term alone the output is x: exactly n_features wide.
+    with pytest.raises(ValueError, match=r"n_components must equal n_features=50, not 60"):
+        MaclaurinSketch(60, degree=1, linear="exact").fit(X)
+    assert MaclaurinSketch(50, degree=1, linear="exact").fit(X).linear_exact_
     # Degree 1 with room for x: the kernel itself, no variance at all.
     Z = MaclaurinSketch(52, degree=1, gamma=2.0, coef0=1.0).fit_transform(X)
     assert_allclose(Z @ Z.T, 2.0 * X @ X.T + 1.0)

@@ -271,10 +271,7 @@ class MaclaurinMap(PolynomialMap):
         fits = d + others <= budget and (others or self.has_constant or d == budget)
         if self.linear == "exact":
             if not fits:
-                raise ValueError(
-                    f"linear='exact' needs n_features={d} columns plus one per "
-                    f"other term, more than n_components={self.n_components} allows."
-                )
+                raise ValueError(self._linear_exact_error(d, others, budget))
             return True
         if not fits:
             return False
@@ -285,6 +282,22 @@ class MaclaurinMap(PolynomialMap):
         with_sketch = weights.sum() ** 2 / budget
         exact = weights[1:].sum() ** 2 / (budget - d)
         return exact < with_sketch
+
+    def _linear_exact_error(self, d, others, budget):
+        """The message of a ``linear='exact'`` that ``n_components`` cannot hold."""
+        if others or self.has_constant:
+            extra = others + (1 if self.has_constant else 0)
+            return (
+                f"linear='exact' needs n_features={d} columns plus one per other term "
+                f"of the expansion ({extra}): {d + extra}, more than n_components="
+                f"{self.n_components}."
+            )
+        # Only the degree-1 term: its block is x itself, nothing else to fill.
+        return (
+            f"linear='exact' with only the linear term (degree=1, coef0=0) makes the "
+            f"output x itself: n_components must equal n_features={d}, not "
+            f"{self.n_components}. Use n_components={d}, or linear='sketch'."
+        )
 
     def blocks(self):
         """``(degree, column slice)`` of every nonempty block, in order."""
