@@ -239,8 +239,9 @@ def hash_down(X, hashes, width, gamma, coef0, dtype):
 # Array API namespaces (torch, CuPy, array_api_strict) under scikit-learn's
 # dispatch. The standard has no scatter-add: a Count Sketch there is a sum of
 # gathers, one per "layer" of each bucket's keys (the first key of every
-# bucket, then the second, ...), as many as the fullest bucket holds: about
-# n_keys / width + 3 for the widths used, O(width) gathered values a layer.
+# bucket, then the second, ...), as many as the fullest bucket holds: the mean
+# load n_keys / width plus a few times its square root (a few layers when the
+# load is small), O(width) gathered values a layer.
 # Torch offers the scatter-add itself (``index_add_``), one pass over the
 # input instead of a pass over the output per layer.
 
