@@ -98,8 +98,8 @@ def sampled_hadamard_array(U, signs, coordinates, xp):
     ``U`` of shape (n_rows, block_size), ``signs`` (n_blocks, block_size)
     from :func:`block_signs` and ``coordinates`` (flat indices, as
     :func:`block_coordinates` draws them) on ``U``'s device. Each block
-    ``H (signs[b] * u)`` is transformed by :func:`hadamard_array`, in the
-    compiled transform's order, and the sampled coordinates gathered.
+    ``H (signs[b] * u)`` is transformed by :func:`hadamard_array` and the
+    sampled coordinates gathered.
 
     Returns
     -------

@@ -5,7 +5,7 @@ diagonals, and computes ``sqrt(2 / D) [cos(W x), sin(W x)]`` by pieces of
 rows; the functions below are its steps. Under scikit-learn's
 ``array_api_dispatch`` it computes the same features of an array of another
 namespace on its device (:meth:`FourierFeatureMap.transform_array`), with
-the Walsh-Hadamard transform written with reshapes (:func:`hadamard_array`)
+the Walsh-Hadamard transform as matrix products (:func:`hadamard_array`)
 and wide input hashed down by gathers (:func:`hash_down_array`).
 """
 
@@ -48,9 +48,10 @@ _GROUP_ROWS = 8
 # On an array API namespace SORF's and Fastfood's frequencies up to this size
 # are formed once as the dense matrix W they define (the transform of the
 # unit rows) and applied as one matrix product, which a GPU runs near its
-# peak, where the Walsh-Hadamard transform by reshapes makes some fifteen
-# passes over the projections per block. Larger ones are transformed by
-# reshapes, with state of O(width) instead of O(d D).
+# peak, where the structured transform makes a dozen passes over the
+# projections (three Hadamard transforms, each two or three matrix products
+# with small factors, and the diagonals). Larger ones are transformed as
+# structured, with state of O(width) instead of O(d D).
 _MAX_DEVICE_FREQUENCY_BYTES = 2**28
 
 
@@ -446,7 +447,7 @@ class FourierFeatureMap(SketchMap):
         Wide input is hashed down first (:func:`hash_down_array`); the
         projections are one product with the frequencies (ORF's, and SORF's
         and Fastfood's where :meth:`dense_on_device`) or the structured
-        transform by reshapes (:func:`structured_projections_array`); then
+        transform (:func:`structured_projections_array`); then
         the cosines and sines of :meth:`transform_chunk`, in its layout.
         """
         state = self.device_state(xp, device, X.dtype)

@@ -6,8 +6,11 @@ Fourier features (SORF, Fastfood) share it: this module validates, and the
 compiled loops of ``_hadamard_kernels`` transform (the structured products of
 SORF, Fastfood and TensorSRHT too), in the butterfly order described there.
 :func:`hadamard_array` is the same transform on arrays of any array API
-namespace, for the maps' ``transform_array``.
+namespace, for the maps' ``transform_array``: matrix products with small
+Hadamard matrices, the Kronecker factors of the whole one.
 """
+
+import functools
 
 import numpy as np
 
@@ -65,16 +68,14 @@ def fwht(U):
 def hadamard_array(U, xp):
     """Unnormalized Walsh-Hadamard transform along the last axis of ``U``, for any namespace.
 
-    The butterflies of :func:`~sklearn_sketch.utils._hadamard.fwht` in its
-    order (``half = 1, 2, ..., d / 2``), written with reshapes: two levels
-    at a time, as the compiled loop computes them, the last axis seen as
-    ``(d / (4 half), 4, half)`` and its quartets ``a, b, c, e`` replaced by
-    the stacked ``(a+b)+(c+e), (a-b)+(c-e), (a+b)-(c+e), (a-b)-(c-e)``; a
-    last single level, for an odd ``log2(d)``, as ``(d / (2 half), 2,
-    half)`` and ``a + b, a - b``. The same additions in the same order as
-    the compiled loop (the same bits where the namespace rounds as IEEE
-    arithmetic does), on whole arrays of the namespace ``xp``: about
-    ``log2(d) / 2`` passes over ``U``.
+    The Sylvester-ordered Hadamard matrix of length ``d = 2**k`` is the
+    Kronecker product of smaller ones, ``H_d = H_f1 (x) H_f2 (x) ...``, each of
+    at most 64 (``k`` split evenly): the last axis, seen as ``(f1, f2, ...)``,
+    is multiplied by each factor along its own axis, one matrix product per
+    factor (``xp.matmul`` on a reshaped view, no copy). Two or three passes
+    over ``U`` for the lengths the maps use, where the butterflies of
+    :func:`fwht` make ``log2(d)``; the same transform, summed in another
+    order (equal to :func:`fwht` within rounding).
 
     Parameters
     ----------
@@ -87,15 +88,34 @@ def hadamard_array(U, xp):
     """
     shape = tuple(U.shape)
     d = shape[-1]
-    half = 1
-    while 4 * half <= d:
-        quartets = xp.reshape(U, (*shape[:-1], d // (4 * half), 4, half))
-        a, b, c, e = (quartets[..., i, :] for i in range(4))
-        ab, a_b, ce, c_e = a + b, a - b, c + e, c - e
-        U = xp.reshape(xp.stack([ab + ce, a_b + c_e, ab - ce, a_b - c_e], axis=-2), shape)
-        half *= 4
-    if half < d:
-        pairs = xp.reshape(U, (*shape[:-1], 2, half))
-        a, b = pairs[..., 0, :], pairs[..., 1, :]
-        U = xp.reshape(xp.stack([a + b, a - b], axis=-2), shape)
-    return U
+    before = 1
+    for f in _kronecker_factors(d):
+        H = xp.asarray(_sylvester(f), dtype=U.dtype, device=U.device)
+        after = d // (before * f)
+        if after > 1:  # H along the middle axis of (..., before, f, after)
+            U = xp.matmul(H, xp.reshape(U, (*shape[:-1], before, f, after)))
+        else:  # the last axis (H is symmetric)
+            U = xp.matmul(xp.reshape(U, (*shape[:-1], before, f)), H)
+        before *= f
+    return xp.reshape(U, shape)
+
+
+# The largest Kronecker factor of hadamard_array: 64 products a value, fewer
+# passes over the array than smaller factors would need.
+_MAX_FACTOR_BITS = 6
+
+
+def _kronecker_factors(d):
+    """Powers of two of at most ``2**_MAX_FACTOR_BITS``, as even as can be, whose product is ``d``."""
+    k = d.bit_length() - 1
+    n_factors = -(-k // _MAX_FACTOR_BITS)
+    return [1 << (k // n_factors + (i < k % n_factors)) for i in range(n_factors)]
+
+
+@functools.lru_cache(maxsize=None)
+def _sylvester(f):
+    """The Sylvester-ordered +-1 Hadamard matrix of length ``f`` (float64; kept, never written)."""
+    H = np.ones((1, 1))
+    while H.shape[0] < f:
+        H = np.block([[H, H], [H, -H]])
+    return H
