@@ -17,6 +17,7 @@ that without ``SCIPY_ARRAY_API=1`` in the environment. Where it is unset,
 ``*_dispatch`` in a subprocess with it (and they skip here, saying so).
 """
 
+import functools
 import os
 import pickle
 import subprocess
@@ -205,54 +206,6 @@ def test_tensor_sketch_odd_and_tiny_widths(namespace, n_components):
     assert_same_features(Z, sketch.transform(X), X_device, xp)
 
 
-def test_tensor_sketch_stays_on_its_device():
-    # array_api_strict refuses to mix devices: every array the map moves
-    # must be on the input's device, and so is the output.
-    xp = pytest.importorskip("array_api_strict")
-    X = dense_data(np.float64)
-    sketch = TensorSketch(n_components=64, degree=2, coef0=0.5, random_state=0).fit(X)
-    device = xp.Device("device1")
-    X_device = xp.asarray(X, device=device)
-    Z = sketch._map.transform_array(X_device, xp, device)
-    assert Z.device == device
-    Z = Z.to_device(xp.Device("CPU_DEVICE"))
-    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
-
-
-def test_tensor_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
-    X = dense_data(np.float32)
-    sketch = TensorSketch(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
-    X_device, xp, device = on_device(namespace, X)
-    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
-    moved = dict(sketch._map._moved)
-    assert len(moved) == 1
-    second = to_numpy(sketch._map.transform_array(X_device, xp, device))
-    np.testing.assert_array_equal(first, second)
-    # Same namespace and device, another dtype: its own tables.
-    X64, _, _ = on_device(namespace, X.astype(np.float64))
-    sketch._map.transform_array(X64, xp, device)
-    assert len(sketch._map._moved) == 2
-    assert all(sketch._map._moved[key] is value for key, value in moved.items())
-
-    restored = pickle.loads(pickle.dumps(sketch))
-    assert "_moved" not in vars(restored._map)
-    assert "_moved" in vars(sketch._map)
-    np.testing.assert_array_equal(
-        to_numpy(restored._map.transform_array(X_device, xp, device)), first
-    )
-
-
-def test_tensor_sketch_overflow_is_the_numpy_paths_error(namespace):
-    X = np.full((2, 3), 1e12, dtype=np.float32)
-    sketch = TensorSketch(n_components=16, degree=4, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="overflow") as numpy_error:
-        sketch.transform(X)
-    X_device, xp, device = on_device(namespace, X)
-    with pytest.raises(ValueError, match="overflow") as device_error:
-        sketch._map.transform_array(X_device, xp, device)
-    assert str(device_error.value) == str(numpy_error.value)
-
-
 def test_tensor_sketch_nan_in_nan_out(namespace):
     # As in the NumPy path under assume_finite: a NaN that came in is no overflow.
     X = dense_data(np.float32)
@@ -295,44 +248,6 @@ def test_tensor_srht_paddings(namespace, n_features):
         assert_same_features(Z, sketch.transform(X), X_device, xp)
 
 
-def test_tensor_srht_stays_on_its_device():
-    xp = pytest.importorskip("array_api_strict")
-    X = dense_data(np.float64)
-    sketch = TensorSRHT(n_components=40, degree=3, coef0=0.5, random_state=0).fit(X)
-    device = xp.Device("device1")
-    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
-    assert Z.device == device
-    Z = Z.to_device(xp.Device("CPU_DEVICE"))
-    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
-
-
-def test_tensor_srht_moves_its_tables_once_and_does_not_pickle_them(namespace):
-    X = dense_data(np.float32)
-    sketch = TensorSRHT(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
-    X_device, xp, device = on_device(namespace, X)
-    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
-    assert len(sketch._map._moved) == 1
-    np.testing.assert_array_equal(
-        to_numpy(sketch._map.transform_array(X_device, xp, device)), first
-    )
-    restored = pickle.loads(pickle.dumps(sketch))
-    assert "_moved" not in vars(restored._map)
-    np.testing.assert_array_equal(
-        to_numpy(restored._map.transform_array(X_device, xp, device)), first
-    )
-
-
-def test_tensor_srht_overflow_is_the_numpy_paths_error(namespace):
-    X = np.full((2, 3), 1e12, dtype=np.float32)
-    sketch = TensorSRHT(n_components=16, degree=4, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="overflow") as numpy_error:
-        sketch.transform(X)
-    X_device, xp, device = on_device(namespace, X)
-    with pytest.raises(ValueError, match="overflow") as device_error:
-        sketch._map.transform_array(X_device, xp, device)
-    assert str(device_error.value) == str(numpy_error.value)
-
-
 # -- PolynomialTreeSketch: the tree of degree-2 sketches ---------------------
 
 TREE_OPTIONS = {
@@ -372,50 +287,6 @@ def test_tree_sketch_narrow_nodes(namespace, n_components, options):
     assert_same_features(Z, sketch.transform(X), X_device, xp)
 
 
-@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
-def test_tree_sketch_stays_on_its_device(options):
-    xp = pytest.importorskip("array_api_strict")
-    X = dense_data(np.float64)
-    sketch = PolynomialTreeSketch(
-        n_components=40, degree=3, coef0=0.5, random_state=0, **TREE_OPTIONS[options]
-    ).fit(X)
-    device = xp.Device("device1")
-    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
-    assert Z.device == device
-    Z = Z.to_device(xp.Device("CPU_DEVICE"))
-    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
-
-
-def test_tree_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
-    X = dense_data(np.float32)
-    for options in TREE_OPTIONS.values():
-        sketch = PolynomialTreeSketch(
-            n_components=64, degree=3, coef0=1.0, random_state=0, **options
-        ).fit(X)
-        X_device, xp, device = on_device(namespace, X)
-        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
-        assert len(sketch._map._moved) == 1
-        restored = pickle.loads(pickle.dumps(sketch))
-        assert "_moved" not in vars(restored._map)
-        np.testing.assert_array_equal(
-            to_numpy(restored._map.transform_array(X_device, xp, device)), first
-        )
-
-
-@pytest.mark.parametrize("options", sorted(TREE_OPTIONS))
-def test_tree_sketch_overflow_is_the_numpy_paths_error(namespace, options):
-    X = np.full((2, 3), 1e12, dtype=np.float32)
-    sketch = PolynomialTreeSketch(
-        n_components=16, degree=4, random_state=0, **TREE_OPTIONS[options]
-    ).fit(X)
-    with pytest.raises(ValueError, match="overflow") as numpy_error:
-        sketch.transform(X)
-    X_device, xp, device = on_device(namespace, X)
-    with pytest.raises(ValueError, match="overflow") as device_error:
-        sketch._map.transform_array(X_device, xp, device)
-    assert str(device_error.value) == str(numpy_error.value)
-
-
 # -- MaclaurinSketch: a sketch per degree of the expansion ------------------
 
 MACLAURIN_BASES = ["tree", "tensorsketch", "tensorsrht"]
@@ -450,35 +321,12 @@ def test_maclaurin_sketch_exact_linear_and_padded_sketch(namespace, base):
     assert exact.linear_exact_ and not padded.expanded_
 
 
-def test_maclaurin_sketch_stays_on_its_device():
-    xp = pytest.importorskip("array_api_strict")
-    X = dense_data(np.float64)
-    for base in MACLAURIN_BASES:
-        sketch = MaclaurinSketch(40, degree=3, coef0=0.5, base=base, random_state=0).fit(X)
-        device = xp.Device("device1")
-        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
-        assert Z.device == device
-        Z = Z.to_device(xp.Device("CPU_DEVICE"))
-        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
-
-
-def test_maclaurin_sketch_moves_its_tables_once_and_does_not_pickle_them(namespace):
-    X = dense_data(np.float32)
-    sketch = MaclaurinSketch(n_components=64, degree=3, coef0=1.0, random_state=0).fit(X)
-    X_device, xp, device = on_device(namespace, X)
-    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
-    restored = pickle.loads(pickle.dumps(sketch))
-    assert all("_moved" not in vars(s) for s in restored._map.drawn_maps())
-    np.testing.assert_array_equal(
-        to_numpy(restored._map.transform_array(X_device, xp, device)), first
-    )
-
-
 @pytest.mark.parametrize("base", MACLAURIN_BASES)
-@pytest.mark.parametrize("coef0", [0.0, 1.0, 1e30])
-def test_maclaurin_sketch_overflow_is_the_numpy_paths_error(namespace, base, coef0):
-    # A block's overflow and the scales' (a huge coef0): the kernel's error.
-    X = np.full((2, 3), 1e12 if coef0 < 1e30 else 1e-3, dtype=np.float32)
+def test_maclaurin_sketch_overflow_of_the_scales_is_the_numpy_paths_error(namespace, base):
+    # The scales' overflow (a huge coef0): the kernel's error. A block's
+    # overflow: test_overflow_is_the_numpy_paths_error.
+    coef0 = 1e30
+    X = np.full((2, 3), 1e-3, dtype=np.float32)
     sketch = MaclaurinSketch(
         n_components=16, degree=4, coef0=coef0, base=base, linear="sketch", random_state=0
     ).fit(X)
@@ -525,20 +373,6 @@ def test_complex_to_real_one_complex_feature(namespace, n_components, projection
     assert_same_features(Z, sketch.transform(X), X_device, xp)
 
 
-def test_complex_to_real_stays_on_its_device():
-    xp = pytest.importorskip("array_api_strict")
-    X = dense_data(np.float64)
-    for projection in PROJECTIONS:
-        sketch = ComplexToRealSketch(
-            40, degree=3, coef0=0.5, projection=projection, random_state=0
-        ).fit(X)
-        device = xp.Device("device1")
-        Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
-        assert Z.device == device
-        Z = Z.to_device(xp.Device("CPU_DEVICE"))
-        assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
-
-
 def test_complex_to_real_rademacher_refuses_tables_too_large_for_a_device():
     # Its dense projections, n_features + 1 rows by n_components per degree,
     # are held on the device: refused beyond 1 GiB (float32), with the reason.
@@ -551,27 +385,81 @@ def test_complex_to_real_rademacher_refuses_tables_too_large_for_a_device():
     assert ComplexToRealSketch(2048, degree=2).fit(np.ones((2, 70000)))._map.array_api_support
 
 
-def test_complex_to_real_moves_its_tables_once_and_does_not_pickle_them(namespace):
+# -- Every polynomial sketch: device, moved tables, overflow ------------------
+
+POLYNOMIAL_SKETCHES = {
+    "TensorSketch": lambda **params: TensorSketch(**params),
+    "TensorSRHT": lambda **params: TensorSRHT(**params),
+    **{
+        f"tree-{name}": functools.partial(PolynomialTreeSketch, **options)
+        for name, options in TREE_OPTIONS.items()
+    },
+    **{
+        f"maclaurin-{base}": functools.partial(MaclaurinSketch, base=base, linear="sketch")
+        for base in MACLAURIN_BASES
+    },
+    **{
+        f"complex-{projection}": functools.partial(ComplexToRealSketch, projection=projection)
+        for projection in PROJECTIONS
+    },
+}
+
+
+def moved_caches(sketch_map):
+    """The caches of arrays moved to devices: the map's, or its blocks' (MaclaurinSketch)."""
+    maps = sketch_map.drawn_maps() if hasattr(sketch_map, "drawn_maps") else [sketch_map]
+    return [vars(m).get("_moved", {}) for m in maps]
+
+
+@pytest.mark.parametrize("name", sorted(POLYNOMIAL_SKETCHES))
+def test_stays_on_its_device(name):
+    # array_api_strict refuses to mix devices: every array the map moves
+    # must be on the input's device, and so is the output.
+    xp = pytest.importorskip("array_api_strict")
+    X = dense_data(np.float64)
+    sketch = POLYNOMIAL_SKETCHES[name](
+        n_components=40, degree=3, coef0=0.5, random_state=0
+    ).fit(X)
+    device = xp.Device("device1")
+    Z = sketch._map.transform_array(xp.asarray(X, device=device), xp, device)
+    assert Z.device == device
+    Z = Z.to_device(xp.Device("CPU_DEVICE"))
+    assert_same_features(Z, sketch.transform(X), xp.asarray(X), xp)
+
+
+@pytest.mark.parametrize("name", sorted(POLYNOMIAL_SKETCHES))
+def test_moves_its_tables_once_and_does_not_pickle_them(namespace, name):
     X = dense_data(np.float32)
-    for projection in PROJECTIONS:
-        sketch = ComplexToRealSketch(
-            n_components=64, degree=3, coef0=1.0, projection=projection, random_state=0
-        ).fit(X)
-        X_device, xp, device = on_device(namespace, X)
-        first = to_numpy(sketch._map.transform_array(X_device, xp, device))
-        assert len(sketch._map._moved) == 1
-        restored = pickle.loads(pickle.dumps(sketch))
-        assert "_moved" not in vars(restored._map)
-        np.testing.assert_array_equal(
-            to_numpy(restored._map.transform_array(X_device, xp, device)), first
-        )
+    sketch = POLYNOMIAL_SKETCHES[name](
+        n_components=64, degree=3, coef0=1.0, random_state=0
+    ).fit(X)
+    X_device, xp, device = on_device(namespace, X)
+    first = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    moved = [dict(cache) for cache in moved_caches(sketch._map)]
+    assert all(len(cache) == 1 for cache in moved)
+    second = to_numpy(sketch._map.transform_array(X_device, xp, device))
+    np.testing.assert_array_equal(first, second)
+    # Same namespace and device, another dtype: its own tables.
+    X64, _, _ = on_device(namespace, X.astype(np.float64))
+    sketch._map.transform_array(X64, xp, device)
+    for before, cache in zip(moved, moved_caches(sketch._map)):
+        assert len(cache) == 2
+        assert all(cache[key] is value for key, value in before.items())
+
+    restored = pickle.loads(pickle.dumps(sketch))
+    assert not any(moved_caches(restored._map))
+    assert all(moved_caches(sketch._map))
+    np.testing.assert_array_equal(
+        to_numpy(restored._map.transform_array(X_device, xp, device)), first
+    )
 
 
-@pytest.mark.parametrize("projection", PROJECTIONS)
-def test_complex_to_real_overflow_is_the_numpy_paths_error(namespace, projection):
+@pytest.mark.parametrize("coef0", [0.0, 1.0])
+@pytest.mark.parametrize("name", sorted(POLYNOMIAL_SKETCHES))
+def test_overflow_is_the_numpy_paths_error(namespace, name, coef0):
     X = np.full((2, 3), 1e12, dtype=np.float32)
-    sketch = ComplexToRealSketch(
-        n_components=16, degree=4, projection=projection, random_state=0
+    sketch = POLYNOMIAL_SKETCHES[name](
+        n_components=16, degree=4, coef0=coef0, random_state=0
     ).fit(X)
     with pytest.raises(ValueError, match="overflow") as numpy_error:
         sketch.transform(X)
