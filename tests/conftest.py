@@ -183,8 +183,6 @@ MARKERS = {
 }
 WARNING_RULES = [
     "error::RuntimeWarning",
-    # No code of the repository calls the deprecated load_* data helpers.
-    "error:.* is deprecated in 0\\.1:FutureWarning",
 ]
 
 

@@ -448,14 +448,6 @@ def test_clear_data_home_never_deletes_a_read_only_folder(tmp_path, monkeypatch)
         folder.chmod(0o755)
 
 
-def test_get_cache_home_is_deprecated_for_get_data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(tmp_path / "env"))
-    for argument in (None, tmp_path / "x"):
-        with pytest.warns(FutureWarning, match=r"get_data_home\(data_home\)"):
-            folder = datasets.get_cache_home(argument)
-        assert folder == datasets.get_data_home(argument)
-
-
 def test_missing_pooch_names_the_extra_only_when_downloading(
     no_env, tmp_path, monkeypatch
 ):

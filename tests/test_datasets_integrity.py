@@ -13,9 +13,7 @@ them, and :data:`CASES` below maps each to the call that reads it):
   raises that error, never numpy's, and never unpickles anything;
 * each file is hashed once per version: not again in this process nor in
   another one, but again once it changes; and a read-only folder is never
-  written, nor does it make loading fail;
-* each deprecated ``load_*`` function warns, naming the exact ``fetch_*``
-  call that replaces it, and returns what that call returns.
+  written, nor does it make loading fail.
 
 The files are small ones made here in each format, and the tables of digests
 are pointed at them; no real data is needed.
@@ -28,7 +26,6 @@ import os
 import subprocess
 import sys
 import tarfile
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -532,105 +529,3 @@ print(len(hashed))
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0"]
-
-
-# Each deprecated loader, with arguments, and the call its warning names.
-DEPRECATED = [
-    ("load_mnist", {}, "fetch_mnist(data_home, subset='test', return_X_y=True)"),
-    (
-        "load_mnist",
-        {"subset": "train"},
-        "fetch_mnist(data_home, subset='train', return_X_y=True)",
-    ),
-    ("load_a9a", {}, "fetch_a9a(data_home, subset='train', return_X_y=True)"),
-    (
-        "load_a9a",
-        {"subset": "test"},
-        "fetch_a9a(data_home, subset='test', return_X_y=True)",
-    ),
-    (
-        "load_sector",
-        {"values": "tfidf"},
-        "fetch_sector(data_home, subset='train', values='tfidf', return_X_y=True)",
-    ),
-    (
-        "load_sector",
-        {"subset": "test"},
-        "fetch_sector(data_home, subset='test', values='counts', return_X_y=True)",
-    ),
-    (
-        "load_20newsgroups_counts",
-        {"subset": "test"},
-        "fetch_20newsgroups_counts(data_home, subset='test', return_X_y=True)",
-    ),
-    (
-        "load_20newsgroups_vocabulary",
-        {},
-        "fetch_20newsgroups_counts(data_home).feature_names",
-    ),
-    (
-        "load_pendigits",
-        {},
-        "fetch_pendigits(data_home, subset='train', return_X_y=True)",
-    ),
-    (
-        "load_pendigits",
-        {"subset": "test"},
-        "fetch_pendigits(data_home, subset='test', return_X_y=True)",
-    ),
-]
-
-
-def _assert_same(got, expected):
-    """Equal values, dtypes, shapes and types, dense or sparse, nested in tuples."""
-    assert type(got) is type(expected)
-    if isinstance(expected, tuple):
-        assert len(got) == len(expected)
-        for a, b in zip(got, expected):
-            _assert_same(a, b)
-        return
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    if sp.issparse(expected):
-        got, expected = got.toarray(), expected.toarray()
-    np.testing.assert_array_equal(got, expected)
-
-
-def _warnings_of(call):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = call()
-    return result, caught
-
-
-@pytest.mark.parametrize("in_environment", [False, True])
-@pytest.mark.parametrize("name, options, replacement", DEPRECATED)
-def test_a_deprecated_loader_names_its_replacement_and_returns_the_same(
-    data, monkeypatch, name, options, replacement, in_environment
-):
-    fetchers = {
-        f: getattr(datasets, f) for f in datasets.__all__ if f.startswith("fetch_")
-    }
-    data_home = data
-    if in_environment:
-        # The data folder from the environment: the call names no data_home.
-        monkeypatch.setenv(datasets.DATA_ENV_VARIABLE, str(data))
-        data_home, replacement = None, replacement.replace("data_home, ", "")
-        replacement = replacement.replace("(data_home)", "()")
-    got, caught = _warnings_of(lambda: getattr(datasets, name)(data_home, **options))
-    assert [w.category for w in caught] == [FutureWarning]
-    message = str(caught[0].message)
-    assert f"{name} is deprecated" in message
-    assert f"Use {replacement} instead" in message
-    # Attributed to the caller's line, as a deprecation should be.
-    assert caught[0].filename == __file__
-    # The named call, run as written, returns the same, without warning.
-    expected, caught = _warnings_of(
-        lambda: eval(replacement, {**fetchers, "data_home": data_home})
-    )
-    assert caught == []
-    _assert_same(got, expected)
-
-
-def test_every_deprecated_loader_is_covered():
-    loaders = {name for name in datasets.__all__ if name.startswith("load_")}
-    assert loaders == {name for name, _, _ in DEPRECATED}

@@ -28,8 +28,7 @@ folder (else of ``~/sklearn_sketch_data``, where the data folder is
 read-only), so later calls, in any process, do not read the file again.
 
 Downloading needs the optional dependency pooch
-(``pip install 'sklearn-sketch[datasets]'``). The ``load_*`` functions of
-earlier versions are deprecated: use ``fetch_*(return_X_y=True)``.
+(``pip install 'sklearn-sketch[datasets]'``).
 """
 
 from ._base import (
@@ -37,7 +36,6 @@ from ._base import (
     CorruptDataError,
     DataNotFoundError,
     clear_data_home,
-    get_cache_home,
     get_data_home,
 )
 from ._fetchers import (
@@ -47,12 +45,6 @@ from ._fetchers import (
     fetch_mnist,
     fetch_pendigits,
     fetch_sector,
-    load_20newsgroups_counts,
-    load_20newsgroups_vocabulary,
-    load_a9a,
-    load_mnist,
-    load_pendigits,
-    load_sector,
 )
 
 __all__ = [
@@ -66,12 +58,5 @@ __all__ = [
     "fetch_mnist",
     "fetch_pendigits",
     "fetch_sector",
-    "get_cache_home",
     "get_data_home",
-    "load_20newsgroups_counts",
-    "load_20newsgroups_vocabulary",
-    "load_a9a",
-    "load_mnist",
-    "load_pendigits",
-    "load_sector",
 ]

@@ -293,34 +293,6 @@ def clear_data_home(data_home=None):
     shutil.rmtree(data_home)
 
 
-def get_cache_home(data_home=None):
-    """The data folder; deprecated, use :func:`get_data_home`.
-
-    .. deprecated:: 0.1
-        The fetchers now read and download into one folder,
-        :func:`get_data_home`; ``get_cache_home`` returns that folder, and
-        will be removed in 0.2.
-
-    Parameters
-    ----------
-    data_home : str or path-like, default=None
-        As in :func:`get_data_home`.
-
-    Returns
-    -------
-    data_home : pathlib.Path
-        ``get_data_home(data_home)``.
-    """
-    warnings.warn(
-        "get_cache_home is deprecated and will be removed in 0.2: the fetchers "
-        "read and download into one folder, get_data_home(data_home), which it "
-        "returns.",
-        FutureWarning,
-        stacklevel=2,
-    )
-    return get_data_home(data_home)
-
-
 def by_hand(sources, home):
     """How to download ``sources`` (keys of :data:`REMOTE_FILES`) by hand."""
     steps = "; ".join(
