@@ -41,6 +41,7 @@ extensions = [
     "sphinx-mathjax-offline",  # MathJax served with the pages: math renders offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",  # the changelog page includes CHANGELOG.md
 ]
 
 templates_path = ["_templates"]
@@ -94,7 +95,23 @@ intersphinx_timeout = 10
 
 html_theme = "pydata_sphinx_theme" if os.environ.get("SKLEARN_SKETCH_DOCS_THEME", "1") != "0" else "alabaster"
 html_title = "sklearn-sketch"
-html_theme_options = {"navigation_with_keys": False}
+REPOSITORY = "https://github.com/sklearn-sketch/sklearn-sketch"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "icon_links": [
+        {"name": "GitHub", "url": REPOSITORY, "icon": "fa-brands fa-github", "type": "fontawesome"},
+    ],
+    "header_links_before_dropdown": 8,
+}
+# The pages without subpages show the site's pages on the left, where the
+# theme's section navigation would be empty; the landing page needs none.
+html_sidebars = {
+    "index": [],
+    "install": ["sidebar-site-nav"],
+    "benchmarks": ["sidebar-site-nav"],
+    "changelog": ["sidebar-site-nav"],
+    "contributing": ["sidebar-site-nav"],
+}
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]  # wider article, wrapped program output
 
