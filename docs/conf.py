@@ -243,11 +243,13 @@ class GalleryFigure(Figure):
 
     def run(self):
         name = self.arguments[0]
-        srcdir = Path(self.state.document.settings.env.srcdir)
-        if not (srcdir / "auto_examples" / "images" / name).is_file():
+        gallery = Path(self.state.document.settings.env.srcdir) / "auto_examples"
+        # Each task's folder of the gallery keeps its figures in its images/.
+        found = sorted(gallery.glob(f"**/images/{name}"))
+        if not found:
             text = f"(Figure {name}: drawn when the gallery's examples run.)"
             return [nodes.paragraph(text=text)]
-        self.arguments[0] = f"/auto_examples/images/{name}"
+        self.arguments[0] = "/" + found[0].relative_to(gallery.parent).as_posix()
         return super().run()
 
 
