@@ -102,6 +102,9 @@ html_theme_options = {
         {"name": "GitHub", "url": REPOSITORY, "icon": "fa-brands fa-github", "type": "fontawesome"},
     ],
     "header_links_before_dropdown": 8,
+    # The search as an icon: with eight sections, its field pushed the
+    # header onto a second line at 1400 px.
+    "navbar_persistent": ["search-button"],
 }
 # The pages without subpages show the site's pages on the left, where the
 # theme's section navigation would be empty; the landing page needs none.
