@@ -44,9 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn_sketch import CoREHasher
-from sklearn_sketch.datasets import (
-    fetch_20newsgroups_counts,
-)
+from sklearn_sketch.datasets import fetch_20newsgroups_counts
 
 from _common import data_home_and_output_dir, has_data, parse_settings, script_parser
 
