@@ -163,7 +163,8 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": ".*",  # execute every example
     "ignore_pattern": r"__init__\.py",
-    "subsection_order": ExplicitOrder([str(ROOT / "examples" / name) for name in SUBSECTION_ORDER]),
+    # sphinx-gallery names each section by its path from this folder.
+    "subsection_order": ExplicitOrder([f"../examples/{name}" for name in SUBSECTION_ORDER]),
     "within_subsection_order": ExampleOrder,
     # "Examples using X" at the end of each API page.
     "doc_module": ("sklearn_sketch",),

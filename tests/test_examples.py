@@ -181,8 +181,10 @@ def test_example_reads_as_a_tutorial(name):
     assert len(text_cells(path)) >= 4, f"{name}: fewer than 4 text cells"
     text = path.read_text()
     assert "def main(" not in text and "__main__" not in text, f"{name}: the run is hidden in main()"
-    docstring = ast.get_docstring(ast.parse(text))
-    assert docstring and re.match(r"=+\n.+\n=+\n", docstring), f"{name}: no titled docstring"
+    title = re.match(r"(=+)\n(.+)\n(=+)\n", ast.get_docstring(ast.parse(text)) or "")
+    assert title and title[1] == title[3] and len(title[1]) >= len(title[2]), (
+        f"{name}: no title between = lines as long as it"
+    )
 
 
 RUNNER = Path(__file__).resolve().parent / "_example_runner.py"

@@ -153,7 +153,8 @@ if device_accuracy:
 ax.set_xscale("log", base=2)
 ax.set_xticks(sizes, labels=[str(n) for n in sizes])
 ax.minorticks_off()
-ax.set(xlabel="n_components", ylabel="test accuracy (%)",
+low, high = min(numpy_accuracy + device_accuracy), max(numpy_accuracy + device_accuracy)
+ax.set(xlabel="n_components", ylabel="test accuracy (%)", ylim=(low - 1, high + 1),
        title=f"TensorSketch -> LogisticRegression on the digits ({where})")
 ax.legend(loc="lower right")
 plt.show()

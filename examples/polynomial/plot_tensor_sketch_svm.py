@@ -24,8 +24,8 @@ full-size reproduction of Pham & Pagh's Table 1 (MNIST, Adult) is
 # The data
 # --------
 # The 1797 digits of 8 x 8 pixels, scaled to [0, 1] and split 70/30. As in
-# Pham & Pagh, each row is normalized to unit length (``Normalizer``), so
-# that the kernel's values stay between 0 and :math:`2^p`.
+# Pham & Pagh, each row is normalized to unit length (``Normalizer``): the
+# pixels being nonnegative, the kernel below then lies between 1 and 4.
 
 import time
 

@@ -1,7 +1,7 @@
 """
-==========================================================
+===========================================================
 Orthogonal and structured random features of the RBF kernel
-==========================================================
+===========================================================
 
 Random Fourier features (scikit-learn's
 :class:`~sklearn.kernel_approximation.RBFSampler`) approximate the RBF kernel
