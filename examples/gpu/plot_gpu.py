@@ -14,8 +14,8 @@ then runs on a GPU from the data to the predictions.
 This example runs that pipeline on the array library it finds: PyTorch (on a
 CUDA GPU if there is one), else ``array_api_strict`` (an array library of
 the standard, on the CPU), and says which. Where neither is installed, it
-says so and runs the NumPy path only. To run it on a GPU, install PyTorch
-with CUDA (``pip install torch``) and run this file
+says so and runs the NumPy path only. To run it on a GPU, install a build
+of PyTorch with CUDA (see pytorch.org) and run this file
 (``python plot_gpu.py``): it prints the namespace and device it used, the
 largest difference between the device's features and NumPy's, and the
 accuracies. The output shown on this page is what it printed where the page

@@ -114,7 +114,7 @@ for (pair, data), counts in pairs.items():
 
 fig, axes = plt.subplots(2, 2, figsize=(9, 7.5), sharex=True, layout="constrained")
 for (pair, data, estimator), (mse, theory) in curves.items():
-    ax = axes[list(dict.fromkeys(p for p, _ in pairs)).index(pair), int(data == "binary")]
+    ax = axes[["frequent pair", "rare pair"].index(pair), ["counts", "binary"].index(data)]
     color = "C0" if estimator == "K1" else "C1"
     ax.loglog(k, mse, ".", color=color, ms=4, label=f"{estimator}, empirical MSE")
     ax.loglog(k, theory, "-", color=color, label=f"{estimator}, Var / k")

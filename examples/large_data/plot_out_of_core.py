@@ -69,8 +69,9 @@ test_texts, y_test = documents(1000, seed=0)
 # The pipeline, one batch at a time
 # ---------------------------------
 # The vectorizer needs no fit, and the hasher draws its hashes from the
-# number of features alone: ``partial_fit`` on the first batch fixes it for
-# the whole stream, and the test documents are hashed once.
+# number of features alone: its first ``partial_fit``, here on the test
+# documents, which are hashed once before the stream starts, fixes it; the
+# batches' calls only check their number of features.
 # ``SGDClassifier.partial_fit`` needs every class on its first call. After
 # each batch: the test accuracy, and the peak memory that Python and NumPy
 # allocated while the batch was transformed and learned (``tracemalloc``).
@@ -80,8 +81,9 @@ hasher = CoREHasher(n_components=256, random_state=0)
 model = SGDClassifier(alpha=1e-5, random_state=0)
 classes = np.arange(n_topics)
 counts_test = vectorizer.transform(test_texts)
+features_test = hasher.partial_fit(counts_test).transform(counts_test)
 
-seen, history, features_test = 0, [], None
+seen, history = 0, []
 tracemalloc.start()
 for texts, topics in stream(n_batches=12):
     tracemalloc.reset_peak()
@@ -89,8 +91,6 @@ for texts, topics in stream(n_batches=12):
     features = hasher.partial_fit(counts).transform(counts)
     model.partial_fit(features, topics, classes=classes)
     peak_mib = tracemalloc.get_traced_memory()[1] / 2**20
-    if features_test is None:
-        features_test = hasher.transform(counts_test)
     seen += len(texts)
     history.append((seen, 100 * model.score(features_test, y_test), peak_mib))
 tracemalloc.stop()
