@@ -1,10 +1,9 @@
 """Sphinx configuration of the sklearn-sketch documentation.
 
 Build locally with ``python -m sphinx -W -b html docs docs/_build/html`` (after
-``pip install ".[docs]"``). The gallery executes every example in its quick
-mode (``--quick``: small sizes, seconds each), on the real data sets when
-``$SKLEARN_SKETCH_DATA`` points at them and on bundled or synthetic data
-otherwise. ``-D plot_gallery=0`` skips the examples.
+``pip install ".[docs]"``). The gallery executes every example as a reader
+runs it (no options; the digits bundled with scikit-learn or generated data,
+seconds each). ``-D plot_gallery=0`` skips the examples.
 """
 
 import os
@@ -21,6 +20,7 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from docutils import nodes  # noqa: E402
 from sphinx.directives.patches import Figure  # noqa: E402
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
 
 import sklearn_sketch  # noqa: E402
 
@@ -119,32 +119,23 @@ html_static_path = ["_static"]
 html_css_files = ["custom.css"]  # wider article, wrapped program output
 
 
-def _gallery_argv(script_name, gallery_conf):
-    """Run the examples on their quick settings.
-
-    The examples run in their own folder: their tables go to ``output/`` there
-    (ignored by git), as when a reader runs them, and the pages show that
-    relative path rather than the build machine's.
-    """
-    return ["--quick", "--output-dir", "output"]
-
-
-# The gallery in reading order, family by family, the overview first (the
-# papers' tables in one command are scripts/reproduce_tables.py, outside it).
+# The gallery's subsections (one folder of examples/ per task), in reading
+# order; each folder's README.txt gives its title.
+SUBSECTION_ORDER = ["polynomial", "hashing", "rbf", "clustering", "large_data", "gpu"]
+# The examples of each subsection in reading order (the full-size reproductions
+# of the papers' tables are command-line programs in scripts/, outside it).
 EXAMPLE_ORDER = [
-    "choosing_a_sketch.py",
-    "pham_pagh_table1.py",
-    "tensor_sketch_time.py",
-    "polynomial_sketches_comparison.py",
-    "core_svm_table.py",
-    "core_figure3_mse.py",
-    "min_max_svm_table.py",
-    "out_of_core_core_hasher.py",
-    "out_of_core_dask.py",
-    "kernel_jl_clustering.py",
-    "kernel_jl_pca.py",
-    "rbf_random_features.py",
-    "running_on_a_gpu.py",
+    "plot_tensor_sketch_svm.py",
+    "plot_polynomial_sketches.py",
+    "plot_core_hasher_svm.py",
+    "plot_core_hasher_variance.py",
+    "plot_min_max_hasher.py",
+    "plot_rbf_features.py",
+    "plot_kernel_jl_clustering.py",
+    "plot_kernel_jl_pca.py",
+    "plot_out_of_core.py",
+    "plot_dask.py",
+    "plot_gpu.py",
 ]
 
 
@@ -174,7 +165,7 @@ def _peak_memory(func):
 
 
 class ExampleOrder:
-    """Sort key of the gallery: EXAMPLE_ORDER, then any other example by name."""
+    """Sort key within a subsection: EXAMPLE_ORDER, then any other example by name."""
 
     def __init__(self, src_dir):
         self.src_dir = src_dir
@@ -192,7 +183,8 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": ".*",  # execute every example
     "ignore_pattern": r"__init__\.py",
-    "reset_argv": _gallery_argv,
+    # sphinx-gallery names each section by its path from this folder.
+    "subsection_order": ExplicitOrder([f"../examples/{name}" for name in SUBSECTION_ORDER]),
     "within_subsection_order": ExampleOrder,
     # "Examples using X" at the end of each API page.
     "doc_module": ("sklearn_sketch",),

@@ -2,8 +2,9 @@
 
 The command line every script accepts (``--quick``, ``--data-home``,
 ``--download``, ``--output-dir``), the data folder, the digits split, the
-SVM fits the papers' tables repeat, timing and the table and figure output.
-The gallery examples in ``examples/`` stand alone and do not import this.
+SVM fits and the clustering scores the papers' tables repeat, timing and the
+table and figure output. The gallery examples in ``examples/`` stand alone
+and do not import this.
 """
 
 import argparse
@@ -71,6 +72,11 @@ def data_home_and_output_dir(args):
     output_dir = Path(args.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     return data_home, output_dir
+
+
+def has_data(args, data_home, folder):
+    """Whether to run on the real data set ``folder``: present, or ``--download`` given."""
+    return args.download or Path(data_home, folder).is_dir()
 
 
 def load_digits_split():

@@ -32,10 +32,10 @@ On digits each row is printed as soon as it is computed (one line per
 step), beside its reference, the exact kernel machine, and with the time of
 the sketch pipeline beside the exact kernel's; a labelled result closes the
 run. At this size (1257 training rows) the exact kernel machines are still
-fast: the sketches' speed pays off as rows grow (see the benchmarks in the
-user guide). Tables go to ``--output-dir`` (default ``scripts/output/``) as
-Markdown and CSV, next to the figure (test accuracy or NMI against
-n_components, the exact kernel machine as a dashed line).
+fast: the sketches' speed pays off as rows grow (see the Benchmarks page).
+Tables go to ``--output-dir`` (default ``scripts/output/``) as Markdown and
+CSV, next to the figure (test accuracy or NMI against n_components, the
+exact kernel machine as a dashed line).
 
 Run::
 
@@ -66,8 +66,7 @@ from _common import (
 )
 
 HERE = Path(__file__).resolve().parent
-# The full reproductions: (script, its options) per --dataset; each script
-# lives in this folder or in the gallery's.
+# The full reproductions: (script of this folder, its options) per --dataset.
 FULL_RUNS = {
     "mnist": [
         ("pham_pagh_table1", ["--datasets", "mnist"]),
@@ -129,12 +128,7 @@ def run_full(dataset, quick, data_home, output_dir):
     common = ["--data-home", str(data_home), "--output-dir", str(output_dir)]
     common += ["--quick"] if quick else []
     for name, options in FULL_RUNS[dataset]:
-        places = [HERE / f"{name}.py", HERE.parent / "examples" / f"{name}.py"]
-        script = next((place for place in places if place.is_file()), None)
-        if script is None:
-            raise SystemExit(f"--dataset {dataset} runs {name}.py, found in neither "
-                             f"{places[0].parent} nor {places[1].parent}")
-        subprocess.run([sys.executable, str(script), *common, *options], check=True)
+        subprocess.run([sys.executable, str(HERE / f"{name}.py"), *common, *options], check=True)
 
 
 def run_digits(quick, output_dir):

@@ -1,15 +1,16 @@
-"""Run example scripts one after the other in one interpreter, each as if downloaded alone.
+"""Run gallery examples one after the other in one interpreter, each as if downloaded alone.
 
 ``python _example_runner.py SPEC.json``: SPEC lists, per example, its
-script (already copied into a folder of its own), its command-line
-arguments and its data folder (``$SKLEARN_SKETCH_DATA``). Each runs as
-``__main__`` in a fresh namespace, its folder the working directory, its
-standard output written to ``stdout.txt`` there and an exception, if any, to
-``error.txt``; its figures are closed, and the thread limits and warning
-filters it sets are undone, before the next one. One interpreter for all
-spares the start-up and the imports of one per example, a large part of a
-quick example's CPU time; the examples must not depend on one another (a
-test checks that they import nothing beside them).
+script (already copied alone into an empty folder) and a report folder. Each
+runs as ``__main__`` with no command-line arguments, in a fresh namespace,
+its own folder the working directory. Into the report folder go its standard
+output (``stdout.txt``), an exception if any (``error.txt``) and
+``result.json``: its wall-clock seconds and the number of figures open when
+it ended (read from matplotlib's figure numbers before they are closed).
+Its figures are then closed, and the thread limits and warning filters it
+set are undone, before the next one. One interpreter for all spares the
+start-up and the imports of one per example; the examples must not depend
+on one another (a test checks that they import nothing beside them).
 """
 
 import contextlib
@@ -18,6 +19,7 @@ import json
 import os
 import runpy
 import sys
+import time
 import traceback
 import warnings
 from pathlib import Path
@@ -27,11 +29,12 @@ def run(entry):
     import matplotlib.pyplot as plt
     from threadpoolctl import threadpool_limits
 
-    folder = Path(entry["folder"])
+    folder, report = Path(entry["folder"]), Path(entry["report"])
     os.chdir(folder)
-    os.environ["SKLEARN_SKETCH_DATA"] = entry["data_home"]
-    sys.argv = [entry["script"], *entry["args"]]
-    with open(folder / "stdout.txt", "w") as stdout, contextlib.ExitStack() as stack:
+    sys.argv = [entry["script"]]
+    result = {"seconds": None, "figures": 0}
+    start = time.perf_counter()
+    with open(report / "stdout.txt", "w") as stdout, contextlib.ExitStack() as stack:
         stack.enter_context(contextlib.redirect_stdout(stdout))
         stack.enter_context(threadpool_limits(limits=None))  # restores them after
         stack.enter_context(warnings.catch_warnings())
@@ -41,7 +44,10 @@ def run(entry):
             if exit.code not in (None, 0):
                 raise
         finally:
+            result["seconds"] = time.perf_counter() - start
+            result["figures"] = len(plt.get_fignums())
             plt.close("all")
+            (report / "result.json").write_text(json.dumps(result))
     gc.collect()
 
 
@@ -50,7 +56,7 @@ def main(spec_path):
         try:
             run(entry)
         except BaseException:  # noqa: BLE001 - reported to the test, next example
-            Path(entry["folder"], "error.txt").write_text(traceback.format_exc())
+            Path(entry["report"], "error.txt").write_text(traceback.format_exc())
 
 
 if __name__ == "__main__":

@@ -20,17 +20,13 @@ hashed features' accuracy against k beside the exact kernels' accuracy.
 
 Data: MNIST and sector from ``--data-home`` (default
 ``$SKLEARN_SKETCH_DATA``); without them (a fresh clone) the digits bundled
-with scikit-learn (``--datasets digits``). ``--quick`` (used by the
-documentation build) subsamples to 1000 training and 1000 test rows and a
+with scikit-learn (``--datasets digits``). ``--quick`` subsamples to 1000 training and 1000 test rows and a
 small grid; drop it for the full tables.
 
-Run ``python examples/core_svm_table.py --help`` for the options.
+Run ``python scripts/core_svm_table.py --help`` for the options.
 """
 
-import argparse
 import csv
-import os
-import sys
 import time
 from pathlib import Path
 
@@ -44,53 +40,10 @@ from sklearn.preprocessing import normalize
 from sklearn.svm import SVC, LinearSVC
 
 from sklearn_sketch import CoREHasher
-from sklearn_sketch.datasets import fetch_mnist, fetch_sector, get_data_home
+from sklearn_sketch.datasets import fetch_mnist, fetch_sector
 from sklearn_sketch.metrics import core_kernel, resemblance_kernel
 
-
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
-
+from _common import data_home_and_output_dir, parse_settings, script_parser
 
 
 # Our reference measurement, MNIST10k with the test set cut to 10000 rows.
@@ -152,12 +105,12 @@ def best_kernel(kernel, X_train, y_train, X_test, y_test, Cs):
 # %%
 # Settings
 # --------
-# ``--quick`` (this page, a notebook): MNIST10k subsampled to 1000 training
+# ``--quick`` (also in a notebook): MNIST10k subsampled to 1000 training
 # and 1000 test rows (the digits without MNIST), one C per model and k = 64,
 # 256, 1024 with the fast similarity sketch (CoREHasher's default). Without
 # it: the full tables and grids of C, for "fss", "oph" and "minwise".
 
-parser = example_parser("Li (2014): linear SVM vs exact CoRE kernels vs hashed CoRE features.")
+parser = script_parser("Li (2014): linear SVM vs exact CoRE kernels vs hashed CoRE features.")
 parser.add_argument("--datasets", nargs="+", default=None,
                     help="default: mnist10k sector_counts sector_tfidf (mnist10k with --quick); "
                     "digits when MNIST is absent")
@@ -178,7 +131,7 @@ if args.datasets is None:
     # Sector's 105 classes leave ~10 rows per class in the quick subsample:
     # the quick run would mean nothing there.
     args.datasets = ["mnist10k"] if args.quick else ["mnist10k", "sector_counts", "sector_tfidf"]
-    if not (DOWNLOAD or Path(data_home, "mnist").is_dir()):
+    if not (args.download or Path(data_home, "mnist").is_dir()):
         print(f"No MNIST in {data_home}: running on the digits bundled with scikit-learn.")
         args.datasets = ["digits"]
 linear_Cs, kernel_Cs = ([1.0], [10.0]) if args.quick else ([0.1, 1.0, 10.0], [1.0, 10.0, 100.0])
@@ -258,8 +211,8 @@ for name in args.datasets:
 # exact CoRE type 1 and resemblance kernels and the linear SVM as horizontal
 # lines. As k grows the hashed features climb from the linear SVM's level
 # toward the exact CoRE kernel's, within about a point of it at k = 1024 on
-# the quick page's 1000 training rows; all the models score lower there than
-# on the full data set (the full run's table is in the user guide).
+# the quick run's 1000 training rows; all the models score lower there than
+# on the full data set (the full run's table is on the Benchmarks page).
 
 fig, axes = plt.subplots(len(args.datasets), 1, figsize=(9, 5 * len(args.datasets)),
                          squeeze=False)

@@ -19,17 +19,12 @@ setup of Wacker et al. 2023), beside scikit-learn's ``PolynomialCountSketch``.
 
 Data: MNIST from ``--data-home`` (default ``$SKLEARN_SKETCH_DATA``);
 without it (a fresh clone) the digits bundled with scikit-learn. ``--quick``
-(used by the documentation build) takes 500 rows, 1 run, two kernels and
+takes 500 rows, 1 run, two kernels and
 small D; drop it for the full comparison.
 
-Run ``python examples/polynomial_sketches_comparison.py --help`` for the options.
+Run ``python scripts/polynomial_sketches_comparison.py --help`` for the options.
 """
 
-# sphinx_gallery_multi_image = "single"
-
-import argparse
-import os
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -47,51 +42,10 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn_sketch import (
     ComplexToRealSketch, MaclaurinSketch, PolynomialTreeSketch, TensorSketch, TensorSRHT,
 )
-from sklearn_sketch.datasets import fetch_mnist, get_data_home
+from sklearn_sketch.datasets import fetch_mnist
 
+from _common import data_home_and_output_dir, parse_settings, script_parser
 
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
 
 # %%
 # The data, the kernels of Pham & Pagh's Table 1 and the sketches
@@ -218,11 +172,11 @@ def plot_curves(x, curves, path, exact=None, **axes):
 # %%
 # Settings
 # --------
-# ``--quick`` (this page, a notebook): 500 MNIST rows (the digits without
+# ``--quick`` (also in a notebook): 500 MNIST rows (the digits without
 # MNIST), one run, two kernels, D up to 1000 for the figures. Without it: the
 # whole MNIST, ``--runs`` runs and the four kernels of Table 1.
 
-parser = example_parser("Lower-variance polynomial sketches on MNIST: Pham & Pagh, Table 1.")
+parser = script_parser("Lower-variance polynomial sketches on MNIST: Pham & Pagh, Table 1.")
 parser.add_argument("--runs", type=int, default=5)
 parser.add_argument("--sketches", default=",".join(SKETCHES), help="comma-separated names")
 args = parse_settings(parser)
@@ -230,7 +184,7 @@ data_home, output_dir = data_home_and_output_dir(args)
 n_max, n_runs = (500, 1) if args.quick else (None, args.runs)
 kernels = [KERNELS[0], KERNELS[3]] if args.quick else KERNELS
 sketches = {name: SKETCHES[name] for name in args.sketches.split(",")}
-dataset = "mnist" if DOWNLOAD or Path(data_home, "mnist").is_dir() else "digits"
+dataset = "mnist" if args.download or Path(data_home, "mnist").is_dir() else "digits"
 if dataset == "digits":
     print(f"No MNIST in {data_home}: running on the digits bundled with scikit-learn.")
 data = load_table_data(dataset, data_home, n_max)
@@ -284,7 +238,7 @@ plot_curves(sizes, curves, output_dir / "polynomial_sketches_comparison.png", ex
 # ``||K_hat - K||_F / ||K||_F``, for the kernel ``(0.5 + 0.5 <x,y>)^3`` on
 # unit-normalized rows (the setup of Wacker et al. 2023), mean over seeds:
 # every sketch's error falls about as ``1 / sqrt(D)``. ``MaclaurinSketch``
-# is the lowest throughout; the others' order is noise on the quick page's
+# is the lowest throughout; the others' order is noise on the quick run's
 # 200 rows and 2 seeds, which the full run's 1000 rows and 10 seeds resolve
 # (``TensorSketch`` and scikit-learn's ``PolynomialCountSketch`` are the same
 # sketch).

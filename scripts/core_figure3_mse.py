@@ -33,74 +33,21 @@ k = 1000 and 100 repetitions.
 
 Run::
 
-    python examples/core_figure3_mse.py [--quick] [--data-home DIR] [--output-dir DIR]
+    python scripts/core_figure3_mse.py [--quick] [--data-home DIR] [--output-dir DIR]
 """
 
-import argparse
 import csv
-import os
-import sys
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
 
 from sklearn_sketch import CoREHasher
-from sklearn_sketch.datasets import (
-    fetch_20newsgroups_counts,
-    get_data_home,
-)
+from sklearn_sketch.datasets import fetch_20newsgroups_counts
 
+from _common import data_home_and_output_dir, has_data, parse_settings, script_parser
 
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
-
-
-def has_data(data_home, folder):
-    """Whether to use the real data set ``folder``: present, or ``--download`` given."""
-    return DOWNLOAD or Path(data_home, folder).is_dir()
 
 PAIRS = [("of", "the"), ("hong", "kong")]
 
@@ -163,11 +110,11 @@ def empirical_mse(pair_matrix, k_max, n_repeats, kernel, exact):
 # %%
 # Settings
 # --------
-# ``--quick`` (this page, a notebook) takes ``k`` up to 100 and 40
+# ``--quick`` (also in a notebook) takes ``k`` up to 100 and 40
 # repetitions; the paper's run takes ``k`` up to 1000 and 100 repetitions.
 # ``--repeats`` overrides the number of repetitions.
 
-parser = example_parser(
+parser = script_parser(
     "Li (2014), Figure 3: empirical MSE of the hashed CoRE estimators vs theory."
 )
 parser.add_argument("--repeats", type=int, default=None)
@@ -184,7 +131,7 @@ n_repeats = args.repeats or (40 if args.quick else 100)
 # each word (``f_u``, ``f_v``), of both (``a``), the cosine ``rho`` and the
 # resemblance ``R = a / |S_u ∪ S_v|``.
 
-if has_data(data_home, "20newsgroups"):
+if has_data(args, data_home, "20newsgroups"):
     pairs, source = word_pairs(data_home), "20 Newsgroups word vectors"
 else:
     print(f"No 20 Newsgroups in {data_home}: running on synthetic count vectors.")
@@ -235,7 +182,7 @@ for p, (pair, raw) in enumerate(pairs):
 # empirical MSE, the line the theoretical variance ``Var / k``. Li's claim is
 # that they overlap; with ``n_repeats`` repetitions the empirical MSE at one
 # ``k`` has a relative standard error of about ``sqrt(2 / n_repeats)`` (a
-# fifth at the quick page's 40 repetitions, a seventh at the paper's 100), so
+# fifth at the quick run's 40 repetitions, a seventh at the paper's 100), so
 # the dots scatter around the line by that much. On raw counts K2's MSE is
 # far above K1's; on binary data it is below. One panel needs a second look:
 # K2 of the frequent pair on raw counts. Its variance comes from rare hashes

@@ -9,19 +9,17 @@ KMeans, and exact kernel k-means on a subset small enough for its Gram
 matrix, on MNIST (t10k, 10000 points) and pendigits (train, 7494 points).
 NMI and ARI are mean +- std over seeds, and preprocessing time
 (fit_transform) the median, as the subsample size n and
-the output dimension d vary with d <= n <= 400. The next example,
-``kernel_jl_pca.py``, compares PCA on the same features with kernel PCA.
+the output dimension d vary with d <= n <= 400. The gallery example
+``examples/clustering/plot_kernel_jl_pca.py`` compares PCA on such features
+with kernel PCA.
 
 Data: MNIST and pendigits from ``--data-home`` (default
 ``$SKLEARN_SKETCH_DATA``); without them (a fresh clone) the digits bundled
-with scikit-learn. ``--quick`` (used by the documentation build) takes 1000
-points, 2 seeds and a small grid; drop it for the full run. Run ``python
-examples/kernel_jl_clustering.py --help`` for the options.
+with scikit-learn. ``--quick`` takes 1000 points, 2 seeds and a small grid;
+drop it for the full run. Run ``python scripts/kernel_jl_clustering.py --help``
+for the options.
 """
 
-import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
@@ -31,58 +29,14 @@ import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits
 from sklearn.kernel_approximation import Nystroem, RBFSampler
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from sklearn_sketch import KernelJL
-from sklearn_sketch.datasets import fetch_mnist, fetch_pendigits, get_data_home
+from sklearn_sketch.datasets import fetch_mnist, fetch_pendigits
 
-
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
-
+from _common import data_home_and_output_dir, kernel_kmeans, parse_settings, score, script_parser
 
 
 N_CLUSTERS = 10
@@ -103,31 +57,6 @@ def load(name, data_home, n_points):
         X, y = fetch_pendigits(data_home, subset="train", return_X_y=True)
         X, gamma = (X / 100.0).astype(np.float32), 2.0
     return X[:n_points], y[:n_points], gamma
-
-
-def kernel_kmeans(K, n_clusters, seed, n_iter=100):
-    """Exact kernel k-means (Lloyd iterations on the Gram matrix)."""
-    rng = np.random.RandomState(seed)
-    n = K.shape[0]
-    labels = rng.randint(n_clusters, size=n)
-    diag = np.diag(K)
-    for _ in range(n_iter):
-        onehot = np.zeros((n, n_clusters))
-        onehot[np.arange(n), labels] = 1
-        sizes = np.maximum(onehot.sum(axis=0), 1)
-        KH = K @ onehot / sizes  # mean kernel to each cluster
-        within = np.einsum("ic,ic->c", onehot, KH) / sizes
-        dist = diag[:, None] - 2 * KH + within[None, :]
-        dist[:, onehot.sum(axis=0) == 0] = np.inf
-        new = dist.argmin(axis=1)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    return labels
-
-
-def score(y, labels):
-    return normalized_mutual_info_score(y, labels), adjusted_rand_score(y, labels)
 
 
 def clustering(name, X, y, gamma, grid, seeds, n_exact, progress=print):
@@ -198,7 +127,7 @@ def to_markdown(df):
 # %%
 # Settings
 # --------
-# ``--quick`` (this page, a notebook): 1000 points, 2 seeds, one KMeans start
+# ``--quick`` (also in a notebook): 1000 points, 2 seeds, one KMeans start
 # and two (n, d) pairs; the exact kernel k-means on the first 300 points.
 # Without it: 10000 points, 3 seeds, six (n, d) pairs, 2000 points for the
 # exact kernel k-means.
@@ -206,14 +135,14 @@ def to_markdown(df):
 # KMeans on a few thousand points gains nothing from OpenMP threads, and
 # they slow it down badly when the machine is busy.
 threadpool_limits(limits=1, user_api="openmp")
-parser = example_parser("Kernel k-means through KernelJL features.")
+parser = script_parser("Kernel k-means through KernelJL features.")
 parser.add_argument("--datasets", nargs="+", choices=["mnist", "pendigits", "digits"],
                     help="default: mnist pendigits (those present in --data-home), else digits")
 args = parse_settings(parser)
 data_home, out = data_home_and_output_dir(args)
 if args.datasets is None:
     args.datasets = [name for name in ("mnist", "pendigits")
-                     if DOWNLOAD or Path(data_home, name).is_dir()]
+                     if args.download or Path(data_home, name).is_dir()]
     if not args.datasets:
         print(f"No MNIST or pendigits in {data_home}: "
               "running on the digits bundled with scikit-learn.")
@@ -272,8 +201,8 @@ print(ctab.to_string(index=False))
 # subsample size n (KernelJL at its largest d per n), plain KMeans and exact
 # kernel k-means (on its subset) as horizontal lines; bottom: the
 # preprocessing time. Nystroem at the same n is the strong baseline; on the
-# quick page's small n and d the sketches stay below plain KMeans on MNIST,
-# and the full run's larger n closes part of the gap (the user guide has its
+# quick run's small n and d the sketches stay below plain KMeans on MNIST,
+# and the full run's larger n closes part of the gap (the Benchmarks page has its
 # table).
 
 fig, axes = plt.subplots(2 * len(args.datasets), 1, figsize=(9, 9 * len(args.datasets)))

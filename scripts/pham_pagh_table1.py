@@ -13,89 +13,44 @@ the paper does not report, and print the paper's figures beside ours.
 A figure follows the table: the test accuracy against the sketch size D
 beside the exact polynomial-kernel SVM (``SVC(kernel="poly")``) on the same
 rows. The time of ``fit_transform`` against the number of rows, beside
-scikit-learn's ``PolynomialCountSketch`` and ``Nystroem``, is the next
-example, ``tensor_sketch_time.py``.
+scikit-learn's ``PolynomialCountSketch`` and ``Nystroem``, is measured by
+``benchmarks/bench_tensor_sketch.py``.
 
 Data: MNIST (60000 x 784, D = 1000) and Adult (a9a, 32561 x 123, D = 200)
 from ``--data-home``; without them (a fresh clone) scikit-learn's bundled
 digits (1797 x 64, D = 1000), for which the paper has no figures.
-``--quick`` (used by the documentation build) subsamples to 500 rows and 2
-runs (2000 rows for the accuracy figure); drop it for the full tables. Run
-``python examples/pham_pagh_table1.py --help`` for the options.
+``--quick`` subsamples to 500 rows and 2 runs (2000 rows for the accuracy
+figure); drop it for the full tables. Run ``python scripts/pham_pagh_table1.py
+--help`` for the options.
 """
 
-import argparse
 import functools
-import os
-import sys
 import time
-import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_digits
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
-from sklearn.svm import SVC, LinearSVC
+from sklearn.svm import SVC
 
-from sklearn_sketch import TensorSketch
-from sklearn_sketch.datasets import fetch_a9a, fetch_mnist, get_data_home
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist
 
-
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
+from _common import (
+    KERNELS,
+    data_home_and_output_dir,
+    parse_settings,
+    script_parser,
+    sketch_svm_accuracies,
+)
 
 
 # %%
 # The paper's kernels and figures, and the pieces of the run
 # -----------------------------------------------------------
 
-# The four kernels of Table 1, (label, degree, coef0) with gamma = 1.
-KERNELS = [("<x,y>^2", 2, 0.0), ("(1+<x,y>)^2", 2, 1.0), ("<x,y>^4", 4, 0.0),
-           ("(1+<x,y>)^4", 4, 1.0)]
 # Table 1, TS column: training accuracy (%) mean and std over 5 runs.
 PUBLISHED = {
     "mnist": {"<x,y>^2": (95.81, 0.08), "(1+<x,y>)^2": (95.84, 0.10),
@@ -106,22 +61,6 @@ PUBLISHED = {
 # Sketch sizes of the paper (and ours on the digits).
 PAPER_N_COMPONENTS = {"mnist": 1000, "a9a": 200, "digits": 1000}
 TITLES = {"mnist": "MNIST", "a9a": "Adult (a9a)", "digits": "Digits (bundled with scikit-learn)"}
-
-
-def sketch_svm_accuracies(X_train, y_train, X_test, y_test, degree, coef0, n_components, seed):
-    """Train/test accuracy (%) of Normalizer -> TensorSketch -> LinearSVC."""
-    model = make_pipeline(
-        Normalizer(),
-        TensorSketch(n_components, degree=degree, coef0=coef0, random_state=seed),
-        # The paper ran LIBLINEAR with its defaults (dual coordinate descent
-        # on the squared hinge, C = 1, tolerance 0.1): scikit-learn's tighter
-        # default tolerance costs far more time for the same accuracy.
-        LinearSVC(dual=True, tol=0.1, random_state=0),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X_train, y_train)
-    return 100 * model.score(X_train, y_train), 100 * model.score(X_test, y_test)
 
 
 def run_table(data, n_components, n_runs, published, log):
@@ -220,17 +159,17 @@ def plot_accuracy(curves, output_dir):
 # %%
 # Settings
 # --------
-# ``--quick`` (this page, a notebook): 500 training and test rows, 2 sketches
+# ``--quick`` (also in a notebook): 500 training and test rows, 2 sketches
 # per cell; the figures use 2000 rows. Without it: the whole data sets and
 # ``--runs`` sketches (the paper's 5). ``--datasets`` picks the data sets.
 
-parser = example_parser("Pham & Pagh (2013) Table 1, TS column.")
+parser = script_parser("Pham & Pagh (2013) Table 1, TS column.")
 parser.add_argument("--runs", type=int, default=5)
 parser.add_argument("--datasets", nargs="+", default=None, choices=["mnist", "a9a", "digits"],
                     help="default: mnist a9a (those present in --data-home), else digits")
 args = parse_settings(parser)
 data_home, output_dir = data_home_and_output_dir(args)
-present = [name for name in ("mnist", "a9a") if DOWNLOAD or Path(data_home, name).is_dir()]
+present = [name for name in ("mnist", "a9a") if args.download or Path(data_home, name).is_dir()]
 if not (args.datasets or present):
     print(f"No MNIST or a9a in {data_home}: running on the digits bundled with scikit-learn.")
 datasets = args.datasets or present or ["digits"]
@@ -243,8 +182,8 @@ label, degree, coef0 = KERNELS[1]  # (1+<x,y>)^2 for the figures
 # For each data set and each of the four kernels: ``n_runs`` sketches, each
 # followed by a linear SVM; the training accuracy (the paper's figure) and
 # the test accuracy, mean +- std over the sketches, and the paper's training
-# accuracy beside ours. On the quick page's 500 rows the figures are not
-# comparable to the paper's; the full run's are in the user guide.
+# accuracy beside ours. On the quick run's 500 rows the figures are not
+# comparable to the paper's; the full run's are on the Benchmarks page.
 
 markdown = ["# Pham & Pagh (2013), Table 1: Tensor Sketch, linear SVM\n"]
 if args.quick:

@@ -26,18 +26,14 @@ codes of MinMaxHasher).
 
 Run::
 
-    python examples/min_max_svm_table.py [--quick] [--output-dir DIR]
-    python examples/min_max_svm_table.py --full [--data-home DIR]
+    python scripts/min_max_svm_table.py [--quick] [--output-dir DIR]
+    python scripts/min_max_svm_table.py --full [--data-home DIR]
         [--datasets mnist10k sector_counts sector_tfidf news20 a9a]
         [--ks 256 1024 4096] [--test-size N] [--train-size N] [--Cs 0.1 1 10]
         [--no-exact] [--no-raw] [--hashers [minmax] [core]] [--codes full 0bit]
 """
 
-import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -52,53 +48,10 @@ from sklearn_sketch.datasets import (
     fetch_a9a,
     fetch_mnist,
     fetch_sector,
-    get_data_home,
 )
 from sklearn_sketch.metrics import min_max_kernel
 
-
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
+from _common import data_home_and_output_dir, parse_settings, script_parser
 
 
 def load(name, data_home, test_size, train_size=None):
@@ -212,12 +165,12 @@ def plot(rows, datasets, path):
 # %%
 # Settings
 # --------
-# By default and with ``--quick`` (this page, a notebook): scikit-learn's
+# By default and with ``--quick`` (also in a notebook): scikit-learn's
 # digits split in halves, k = 16, 64, 256 and C = 1. ``--full``: the real data
 # sets' table, k = 256, 1024, 4096 and a grid of C. The other flags pick one
 # cell of the table.
 
-parser = example_parser("Min-max kernel: hashed features (CWS) vs CoRE hashing vs exact.")
+parser = script_parser("Min-max kernel: hashed features (CWS) vs CoRE hashing vs exact.")
 parser.add_argument("--full", action="store_true", help="the real data sets' table")
 parser.add_argument("--datasets", nargs="+", default=None,
                     help="default: digits; with --full mnist10k sector_counts "
@@ -280,7 +233,7 @@ for name in args.datasets:
 # features as horizontal lines. On the digits both hashers climb past the
 # raw features as k grows and approach the exact kernel; at small k the
 # min-max hashes lose less than CoRE's on some data sets and more on others
-# (the user guide's table has the real data sets).
+# (the Benchmarks page has the real data sets' table).
 
 plot(rows, args.datasets, out / "min_max_svm_table.png")
 

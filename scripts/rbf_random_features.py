@@ -4,7 +4,7 @@ Orthogonal and structured random features of the RBF kernel
 ==================================================================
 
 A linear SVM on random features approximates an RBF-kernel SVM. This
-example compares the features of :class:`sklearn_sketch.OrthogonalRBFSampler`
+script compares the features of :class:`sklearn_sketch.OrthogonalRBFSampler`
 (``method="orf"``, ``"sorf"`` and ``"fastfood"``) with scikit-learn's
 ``RBFSampler`` and ``Nystroem``, each followed by ``LinearSVC``, against the
 exact RBF ``SVC``, as the number of features D grows; and the relative error
@@ -20,19 +20,15 @@ on the first training rows only (the test set stays whole), and
 
 Run::
 
-    python examples/rbf_random_features.py [--full [--datasets mnist a9a] [--dims 1024 4096]
+    python scripts/rbf_random_features.py [--full [--datasets mnist a9a] [--dims 1024 4096]
         [--n-train N] [--methods sorf RBFSampler ...] [--no-exact]]
         [--data-home DIR] [--output-dir DIR]
 
 Writes rbf_features.csv / rbf_features.md and rbf_features.png to the
-output folder (default examples/output/).
+output folder (default scripts/output/).
 """
 
-import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -44,59 +40,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC, LinearSVC
 
 from sklearn_sketch import OrthogonalRBFSampler
-from sklearn_sketch.datasets import fetch_a9a, fetch_mnist, get_data_home
+from sklearn_sketch.datasets import fetch_a9a, fetch_mnist
 
+from _common import data_home_and_output_dir, parse_settings, script_parser, write_csv
 
-# %%
-# Command line and data
-# ---------------------
-# ``--quick`` selects the small settings this page shows (also in a
-# notebook); ``--data-home`` names the folder of the real data sets (default
-# ``$SKLEARN_SKETCH_DATA``, see :func:`sklearn_sketch.datasets.get_data_home`),
-# without which the example runs on stand-in data and says so;
-# ``--download`` fetches them instead; ``--output-dir`` gets the results.
-
-HERE = Path(globals().get("__file__", "example.py")).resolve().parent
-# In a checkout of the project, the prepared data sets sit beside it.
-SHARED_DATA_HOME = HERE.parent.parent / "shared" / "datasets"
-DOWNLOAD = False  # set from --download
-
-
-def example_parser(description):
-    """An argument parser with the options every example accepts."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="small settings: seconds")
-    parser.add_argument("--data-home", default=None, help="folder of the real data sets")
-    parser.add_argument("--download", action="store_true", help="fetch missing data sets")
-    parser.add_argument("--output-dir", default=str(HERE / "output"), help="for the results")
-    return parser
-
-
-def parse_settings(parser, argv=None):
-    """The settings; in a notebook, whose kernel passes ``-f ...`` (ignored), the quick ones."""
-    global DOWNLOAD
-    args, _ = parser.parse_known_args(argv)
-    args.quick = args.quick or "ipykernel" in sys.modules
-    DOWNLOAD = args.download
-    return args
-
-
-def data_home_and_output_dir(args):
-    """``--data-home``, else ``$SKLEARN_SKETCH_DATA``, else the folder beside a
-    checkout, else the fetchers' default; and the output folder, made."""
-    unset = args.data_home is None and not os.environ.get("SKLEARN_SKETCH_DATA")
-    use_shared = unset and SHARED_DATA_HOME.is_dir()
-    data_home = SHARED_DATA_HOME if use_shared else get_data_home(args.data_home)
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-    return data_home, Path(args.output_dir)
-
-
-def write_csv(path, rows):
-    """Write a list of dicts as CSV, columns in first-seen order."""
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    lines = [",".join(columns)]
-    lines += [",".join(str(row.get(column, "")) for column in columns) for row in rows]
-    Path(path).write_text("\n".join(lines) + "\n")
 
 METHODS = ["RBFSampler", "Nystroem", "orf", "sorf", "fastfood"]
 
@@ -222,11 +169,11 @@ def plot(table, path):
 # %%
 # Settings
 # --------
-# By default: the digits, D = 64 to 512 and three seeds (``--quick``, this
-# page and a notebook: D = 64 and 256, one seed). ``--full``: MNIST and a9a
+# By default: the digits, D = 64 to 512 and three seeds (``--quick``, also
+# in a notebook: D = 64 and 256, one seed). ``--full``: MNIST and a9a
 # at D = 1024 and 4096, one seed; the other flags pick a subset.
 
-parser = example_parser("Orthogonal and structured random features of the RBF kernel.")
+parser = script_parser("Orthogonal and structured random features of the RBF kernel.")
 parser.add_argument("--full", action="store_true",
                     help="MNIST 60k/10k and a9a at D = 1024, 4096 (real data)")
 parser.add_argument("--n-exact", type=int, default=10000,
