@@ -148,3 +148,45 @@ def test_a_refit_keeps_only_the_new_maps_attributes(first, second):
         assert estimator.signs_ is not None
     estimator.fit(X)
     assert hasattr(estimator, "random_weights_") == (second == "orf")
+
+
+# ---------------------------------------------------------------------------
+# random_state: scikit-learn's convention
+# ---------------------------------------------------------------------------
+
+
+def _features(estimator, X):
+    return _dense(estimator.fit(X).transform(X))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_state_int_reproduces_instance_and_none_advance(name):
+    # Rule (scikit-learn's, as RBFSampler follows it): an int reproduces the
+    # fit; a RandomState instance shared by two estimators is advanced by
+    # the first fit, so the second draws other features; None draws anew
+    # at every fit (from NumPy's global generator).
+    X = legal_input(name, _data(n_samples=30, n_features=12))
+    assert_array_equal(
+        _features(make_estimator(name, random_state=3), X),
+        _features(make_estimator(name, random_state=3), X),
+    )
+    shared = np.random.RandomState(0)
+    first = _features(make_estimator(name, random_state=shared), X)
+    second = _features(make_estimator(name, random_state=shared), X)
+    assert not np.array_equal(first, second)
+    first = _features(make_estimator(name, random_state=None), X)
+    second = _features(make_estimator(name, random_state=None), X)
+    assert not np.array_equal(first, second)
+
+
+def test_structured_frequencies_keep_a_small_fitted_state():
+    # SORF's and Fastfood's diagonals are drawn again from a seed, not kept,
+    # nor is the generator's state (2.5 KiB) kept in its place.
+    import pickle
+
+    from sklearn_sketch import OrthogonalRBFSampler
+
+    X = np.random.RandomState(0).rand(5, 300)
+    for method in ("sorf", "fastfood"):
+        sampler = OrthogonalRBFSampler(4096, method=method, random_state=0).fit(X)
+        assert len(pickle.dumps(sampler)) < 2000

@@ -310,8 +310,9 @@ class FourierFeatureMap(SketchMap):
     """``sqrt(2 / D) [cos(W x), sin(W x)]`` with ORF, SORF or Fastfood frequencies ``W``.
 
     SORF's and Fastfood's diagonals are O(width) to draw again: the map keeps
-    the generator's state before their draw (a few KiB), not the diagonals,
-    and draws them again for each ``transform`` call.
+    a seed drawn from the estimator's generator (so that every fit, and
+    every sampler sharing one generator, gets diagonals of its own), not the
+    diagonals, and draws them again from it when a process first needs them.
     """
 
     def __init__(self, n_features, n_components, gamma, method):
@@ -362,7 +363,10 @@ class FourierFeatureMap(SketchMap):
             self.weights = draw_orf(random_state, self.width, self.n_frequencies)
             self.weights *= np.sqrt(2.0 * self.gamma_)
         else:
-            self.diagonals_draw = random_state.get_state()
+            # A seed drawn from the generator, which it advances: two fits
+            # sharing one generator, or the global one (random_state=None),
+            # get different diagonals.
+            self.diagonals_seed = int(random_state.randint(np.iinfo(np.int32).max))
 
     def fitted_attributes(self):
         attributes = dict(
@@ -375,10 +379,9 @@ class FourierFeatureMap(SketchMap):
 
     def diagonals(self):
         """SORF's ``(signs, scales)`` or Fastfood's ``(signs, permutations,
-        gaussian, scales)``, drawn again from the state saved by ``draw``, the
-        same numbers as then, ``sqrt(2 gamma_)`` included in the scales."""
-        random_state = np.random.RandomState()
-        random_state.set_state(self.diagonals_draw)
+        gaussian, scales)``, drawn from the seed drawn by ``draw``, the same
+        numbers every time, ``sqrt(2 gamma_)`` included in the scales."""
+        random_state = np.random.RandomState(self.diagonals_seed)
         draw_diagonals = draw_sorf if self.method == "sorf" else draw_fastfood
         *diagonals, scales = draw_diagonals(random_state, self.width, self.n_blocks())
         scales *= np.sqrt(2.0 * self.gamma_)
