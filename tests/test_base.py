@@ -130,6 +130,91 @@ def test_a_failed_refit_leaves_an_unfitted_estimator(name):
         estimator.get_feature_names_out()
 
 
+def _fitted_says(estimator, X):
+    """``(check_is_fitted, the same of a Pipeline ending in it, transform)``: each True if fitted."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.pipeline import make_pipeline
+    from sklearn.utils.validation import check_is_fitted
+
+    says = []
+    for check in (
+        lambda: check_is_fitted(estimator),
+        lambda: check_is_fitted(make_pipeline(estimator)),
+        lambda: estimator.transform(X),
+    ):
+        try:
+            check()
+        except NotFittedError:
+            says.append(False)
+        else:
+            says.append(True)
+    return says
+
+
+def _failing_draw(estimator):
+    """Make the next fit of ``estimator`` fail in its map's draw (after validation)."""
+    make_map = estimator._make_map
+
+    def draw(random_state, X):
+        raise ValueError("a draw that fails")
+
+    def failing_map(X):
+        sketch_map = make_map(X)
+        sketch_map.draw = draw
+        return sketch_map
+
+    estimator._make_map = failing_map
+    if estimator._make_stream_map is not None:
+        estimator._make_stream_map = failing_map
+
+
+# How a fit fails: a size refused before the draw, a value rejected by the
+# input's validation (after the feature names are read), empty input, an
+# error in the draw itself, and a parameter refused before anything.
+FAILURES = {
+    "size": lambda estimator, X: (estimator.set_params(n_components=10**15), X),
+    "nan": lambda estimator, X: (None, X.mask(X == X.iloc[3, 2])),
+    "empty": lambda estimator, X: (None, X.iloc[:0]),
+    "draw": lambda estimator, X: (_failing_draw(estimator), X),
+    "parameter": lambda estimator, X: (estimator.set_params(n_components=0), X),
+}
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit", "fit_transform"])
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+@pytest.mark.parametrize("name", NAMES)
+def test_after_a_failed_fit_check_is_fitted_and_transform_agree(name, failure, method):
+    # Rule: after any failed fit, scikit-learn's check_is_fitted (of the
+    # estimator, and of a Pipeline ending in it) and transform agree, and
+    # a fit refused no longer shows the refused input's width or names.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    former = pd.DataFrame(np.abs(rng.rand(20, 5)), columns=[f"a{i}" for i in range(5)])
+    X = pd.DataFrame(np.abs(rng.rand(20, 7)), columns=[f"b{i}" for i in range(7)])
+    for fitted_before in (False, True):
+        estimator = make_estimator(name)
+        if fitted_before:
+            estimator.fit(former)
+            if failure == "parameter" and method == "partial_fit":
+                continue  # scikit-learn validates no parameter after the first batch
+        _, X_failing = FAILURES[failure](estimator, X)
+        with pytest.raises((MemoryError, ValueError)):
+            getattr(estimator, method)(X_failing)
+        says = _fitted_says(estimator, former if fitted_before else X)
+        assert says in ([True] * 3, [False] * 3), says
+        if failure == "parameter" or not fitted_before:
+            # A parameter is refused before the fit starts: the former model
+            # stays whole (and an unfitted estimator stays unfitted).
+            assert says[0] == fitted_before
+        elif method != "partial_fit":
+            # (A later batch of partial_fit that fails may keep the model
+            # of the former batches.)
+            assert not says[0]
+        if not says[0]:
+            assert not hasattr(estimator, "n_features_in_")
+            assert not hasattr(estimator, "feature_names_in_")
+
+
 @pytest.mark.parametrize("first, second", [("orf", "sorf"), ("sorf", "orf"), ("sorf", "fastfood")])
 def test_a_refit_keeps_only_the_new_maps_attributes(first, second):
     # Rule: the fitted attributes are the last fit's; one that only the
