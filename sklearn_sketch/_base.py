@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._map import fit_bytes, host_dtype
+from ._map import fit_bytes, host_dtype, transform_bytes
 from .utils._chunking import (
     DEVICE_CHUNK_MIB,
     check_allocation,
@@ -307,6 +307,16 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # no per-chunk check: the whole input is checked first (an O(nnz)
         # pass beside the output's k entries per row).
         X = validate_features(self, X, reset=False, check_finite=sparse)
+        # What cannot succeed fails here, before any work: an output larger
+        # than the machine's memory, or features beyond the dtype's range.
+        check_allocation(
+            transform_bytes(sketch_map, X),
+            f"{type(self).__name__}.transform of {X.shape[0]} rows into "
+            f"{sketch_map.n_output} {'sparse ' if sparse else ''}{X.dtype} features",
+            "Transform fewer rows at a time, or reduce n_components or the "
+            "other size parameters",
+        )
+        sketch_map.check_input(X)
         n_jobs = effective_n_jobs(self.n_jobs)
         # The threads transform chunks side by side, unless the map shares
         # each chunk's work among them itself.

@@ -146,6 +146,19 @@ class SketchMap(metaclass=ABCMeta):
         """Per-call state shared by the chunks of one ``transform`` of ``X``."""
         return None
 
+    def output_bytes_per_row(self, dtype):
+        """Bytes of one row of the output (a sparse one: its entries and their indices)."""
+        return self.n_output * np.dtype(dtype).itemsize
+
+    def check_input(self, X):
+        """Refuse, before any work, an input whose features cannot be computed.
+
+        Called by the base at every ``transform``, with the validated
+        input, before :meth:`prepare`: for example a polynomial sketch
+        refuses rows whose features would exceed the range of their dtype at
+        once, instead of after the work of every degree.
+        """
+
     def check_chunk(self, X_chunk, out):
         """Check a transformed chunk of a dense output (say for overflow); raise if wrong."""
 
@@ -189,15 +202,18 @@ class SketchMap(metaclass=ABCMeta):
 
 
 def fit_bytes(sketch_map, dtype):
-    """Bytes a model needs to transform one row: state, temporaries and output row.
-
-    A sparse output row holds its entries, not ``n_output`` values: the
-    map's ``bytes_per_row`` counts them.
-    """
-    output_row = 0 if sketch_map.sparse_output else sketch_map.n_output
+    """Bytes a model needs to transform one row: state, temporaries and output row."""
     return (
         sketch_map.state_bytes(dtype) + sketch_map.bytes_per_row(dtype)
-        + output_row * np.dtype(dtype).itemsize
+        + sketch_map.output_bytes_per_row(dtype)
+    )
+
+
+def transform_bytes(sketch_map, X):
+    """Bytes a transform of ``X`` needs beyond its chunks: state and whole output."""
+    return (
+        sketch_map.state_bytes(X.dtype)
+        + X.shape[0] * sketch_map.output_bytes_per_row(X.dtype)
     )
 
 

@@ -275,3 +275,37 @@ def test_structured_frequencies_keep_a_small_fitted_state():
     for method in ("sorf", "fastfood"):
         sampler = OrthogonalRBFSampler(4096, method=method, random_state=0).fit(X)
         assert len(pickle.dumps(sampler)) < 2000
+
+
+# ---------------------------------------------------------------------------
+# A transform that cannot succeed fails before any work
+# ---------------------------------------------------------------------------
+
+
+def _forbid_work(estimator):
+    """Make the map of ``estimator`` raise if a transform starts its work."""
+
+    def prepare(*args, **kwargs):
+        raise AssertionError("the transform started its work before refusing")
+
+    estimator._map.prepare = prepare
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_transform_larger_than_memory_fails_before_any_work_naming_its_size(name, monkeypatch):
+    # Rule: a transform whose output cannot be allocated fails at once,
+    # naming its size, not after the map's per-call work (SORF and Fastfood
+    # drew their diagonals, for minutes at n_components=4e8) and NumPy's
+    # MemoryError. The machine's memory is made the need of 100 rows.
+    from sklearn_sketch._map import transform_bytes
+    from sklearn_sketch.utils import _chunking
+
+    X = legal_input(name, _data(n_samples=200, n_features=12))
+    estimator = make_estimator(name).fit(X)
+    sketch_map = estimator._map
+    memory = transform_bytes(sketch_map, X[:100])
+    monkeypatch.setattr(_chunking, "_physical_memory_bytes", lambda: memory)
+    estimator.transform(X[:100])
+    _forbid_work(estimator)
+    with pytest.raises(MemoryError, match=f"transform of 200 rows into {sketch_map.n_output} "):
+        estimator.transform(X)

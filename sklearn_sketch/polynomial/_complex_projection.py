@@ -159,11 +159,8 @@ class ComplexProjectionMap(PolynomialMap):
         )
         self.coordinates_ = self.hash_down_ = None
         if self.projection == "srht":
-            self.coordinates_ = np.stack(
-                [
-                    block_coordinates(random_state, self.n_complex, self.hadamard_size_)
-                    for _ in range(self.degree)
-                ]
+            self.coordinates_ = block_coordinates(
+                random_state, self.n_complex, self.hadamard_size_, self.degree
             )
             if self.hashed:
                 self.hash_down_ = draw_hash_down(random_state, self.degree)

@@ -59,11 +59,8 @@ class SRHTProductMap(PolynomialMap):
         self.sign_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, SIGN_HASH_INDEPENDENCE
         )
-        self.coordinates_ = np.stack(
-            [
-                block_coordinates(random_state, self.n_components, self.hadamard_size_)
-                for _ in range(self.degree)
-            ]
+        self.coordinates_ = block_coordinates(
+            random_state, self.n_components, self.hadamard_size_, self.degree
         )
         self.hash_down_ = None
         if self.hashed:

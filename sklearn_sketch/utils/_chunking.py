@@ -376,7 +376,7 @@ def _physical_memory_bytes():
         return None
 
 
-def check_allocation(n_bytes, what):
+def check_allocation(n_bytes, what, remedy="Reduce n_components or the other size parameters"):
     """Refuse, before allocating it, a block larger than the machine's memory.
 
     An impossible size (say ``n_components=10**9``) must fail at once with
@@ -389,6 +389,8 @@ def check_allocation(n_bytes, what):
     what : str
         What the block is, for the message (for example "the output of
         transform (5 x 1000000000 float64)").
+    remedy : str, default="Reduce n_components or the other size parameters"
+        What the user can do, as a sentence without its final period.
 
     Raises
     ------
@@ -399,6 +401,5 @@ def check_allocation(n_bytes, what):
     if limit is not None and n_bytes > limit:
         raise MemoryError(
             f"{what} would need {n_bytes / 2**30:.1f} GiB, more than this "
-            f"machine's {limit / 2**30:.1f} GiB of memory. Reduce n_components "
-            "or the other size parameters."
+            f"machine's {limit / 2**30:.1f} GiB of memory. {remedy}."
         )
