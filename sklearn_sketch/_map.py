@@ -191,9 +191,30 @@ class SketchMap(metaclass=ABCMeta):
             )
         return moved[key]
 
+    def prepared(self, key, build):
+        """``build()``, made at the first call with ``key`` and then kept on the map.
+
+        For the per-call state of :meth:`prepare` that depends only on the
+        drawn state and the input's dtype (a float32 copy of the weights,
+        say): made once, not at every ``transform`` call, so that a call's
+        cost beyond its rows' work does not grow with the model. Not pickled
+        (made again where needed). A map whose drawn state changes after
+        the draw (``partial_fit``) calls :meth:`forget_prepared`.
+        """
+        prepared = vars(self).setdefault("_prepared", {})
+        if key not in prepared:
+            prepared[key] = build()
+        return prepared[key]
+
+    def forget_prepared(self):
+        """Drop what :meth:`prepared` and :meth:`moved_arrays` keep (the state changed)."""
+        vars(self).pop("_prepared", None)
+        vars(self).pop("_moved", None)
+
     def __getstate__(self):
         state = dict(vars(self))
         state.pop("_moved", None)
+        state.pop("_prepared", None)
         return state
 
     def overflow_error(self, dtype, what, remedy):

@@ -309,3 +309,60 @@ def test_transform_larger_than_memory_fails_before_any_work_naming_its_size(name
     _forbid_work(estimator)
     with pytest.raises(MemoryError, match=f"transform of 200 rows into {sketch_map.n_output} "):
         estimator.transform(X)
+
+
+# ---------------------------------------------------------------------------
+# The per-call state is made once
+# ---------------------------------------------------------------------------
+
+
+def _arrays(state):
+    """The NumPy arrays in a map's per-call state (nested dicts, lists, tuples)."""
+    if isinstance(state, np.ndarray):
+        return [state]
+    if isinstance(state, dict):
+        state = list(state.values())
+    if isinstance(state, (list, tuple)):
+        return [array for part in state for array in _arrays(part)]
+    return []
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", NAMES)
+def test_per_call_state_is_made_once_per_dtype(name, sparse):
+    # Rule: a transform call's cost beyond its rows' work does not grow
+    # with the model: the per-call state a map prepares from its drawn state
+    # (dtype copies of the weights, diagonals, block signs, hash tables) is
+    # made at the first call in each dtype and then reused, not made again
+    # at every call (ORF converted its whole weight matrix per call). It is
+    # not pickled, and made again identically after unpickling.
+    import pickle
+
+    X = legal_input(name, _data(n_samples=30, n_features=12))
+    estimator = make_estimator(name).fit(X)
+    for dtype in (np.float32, np.float64):
+        rows = X[:2].astype(dtype)
+        rows = sp.csr_matrix(rows) if sparse else rows
+        first = estimator._map.prepare(rows, 1, 1)
+        again = estimator._map.prepare(rows, 1, 1)
+        assert all(a is b for a, b in zip(_arrays(first), _arrays(again), strict=True))
+        restored = pickle.loads(pickle.dumps(estimator))
+        assert "_prepared" not in vars(restored._map)
+        assert_array_equal(_dense(restored.transform(rows)), _dense(estimator.transform(rows)))
+
+
+STREAMING = [name for name in NAMES if make_estimator(name)._make_stream_map is not None]
+
+
+@pytest.mark.parametrize("name", STREAMING)
+def test_per_call_state_follows_partial_fit(name):
+    # A map that learns batch by batch drops its prepared state when a
+    # batch changes it: a transform between batches changes nothing.
+    X = legal_input(name, _data(n_samples=200, n_features=12)).astype(np.float32)
+    batches = np.array_split(X, 5)
+    watched, plain = make_estimator(name), make_estimator(name)
+    for batch in batches:
+        watched.partial_fit(batch)
+        plain.partial_fit(batch)
+        watched.transform(X[:3])
+    assert_array_equal(watched.transform(X), plain.transform(X))

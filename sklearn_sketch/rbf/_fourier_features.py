@@ -312,7 +312,8 @@ class FourierFeatureMap(SketchMap):
     SORF's and Fastfood's diagonals are O(width) to draw again: the map keeps
     a seed drawn from the estimator's generator (so that every fit, and
     every sampler sharing one generator, gets diagonals of its own), not the
-    diagonals, and draws them again from it when a process first needs them.
+    diagonals, and draws them again from it when a process first needs them
+    (they are then kept in memory, not pickled).
     """
 
     def __init__(self, n_features, n_components, gamma, method):
@@ -332,8 +333,9 @@ class FourierFeatureMap(SketchMap):
         return -(-self.n_frequencies // self.width)
 
     def state_bytes(self, dtype):
-        # The frequencies and their per-call copy in the input dtype; SORF's
-        # and Fastfood's are drawn again in each transform call, not kept.
+        # The frequencies and their copy in the input dtype; SORF's and
+        # Fastfood's diagonals, drawn again from their seed at the first
+        # transform (in each dtype), then kept.
         if self.method == "orf":
             return 16 * self.width * self.n_frequencies
         return 48 * self.n_blocks() * self.width
@@ -391,10 +393,17 @@ class FourierFeatureMap(SketchMap):
         return self.host_state(X.dtype)
 
     def host_state(self, dtype):
-        """The frequencies (ORF) or diagonals in ``dtype`` (integers kept), checked finite."""
+        """The frequencies (ORF) or diagonals in ``dtype`` (integers kept), checked finite.
+
+        Made at the first call for each dtype, then kept (see ``prepared``).
+        """
+        dtype = np.dtype(dtype)
+        return self.prepared(("host", dtype), lambda: self._host_state(dtype))
+
+    def _host_state(self, dtype):
         with np.errstate(over="ignore"):
             if self.method == "orf":
-                state = (self.weights.astype(dtype),)
+                state = (self.weights.astype(dtype, copy=False),)
             else:
                 state = tuple(
                     part if part.dtype == np.intp else part.astype(dtype)
