@@ -49,6 +49,7 @@ from ..utils._hashing import (
     mix64,
     polynomial_hash,
 )
+from ..utils._scratch import empty
 from ..utils._validation import kernel_array
 
 # Largest number of stored entries hashed at once: the hash values of a
@@ -89,7 +90,7 @@ def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
         start = stop
 
 
-def minwise_positions(indices, indptr, hash_coefficients, out=None):
+def minwise_positions(indices, indptr, hash_coefficients, out=None, scratch=None):
     """Position of each row's minimum under each of ``k`` independent hashes.
 
     Parameters
@@ -102,6 +103,8 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
         From :func:`draw_multiply_shift`.
     out : ndarray of shape (n_nonempty_rows, k), default=None
         Integer array for the positions (int64 if None).
+    scratch : ScratchBuffers, default=None
+        Buffers for the hash values (``utils._scratch``); None: fresh ones.
 
     Returns
     -------
@@ -120,7 +123,9 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
     # Hash values of a block of hashes at a time, about MAX_CHUNK_NNZ of them.
     block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
     for first in range(0, n_hashes, block):
-        hashes = minwise_hashes(hash_coefficients[first : first + block], indices)
+        coefficients = hash_coefficients[first : first + block]
+        hashes = empty(scratch, "hashes", (coefficients.shape[0], indices.size), np.uint32)
+        minwise_hashes(coefficients, indices, out=hashes)
         _minwise_positions(hashes, indptr, first, out)
     return out
 

@@ -42,6 +42,9 @@ KERNEL_CHUNK_MIB = 64
 # blocks of features, all k columns): X @ R is a sum over groups of feature
 # blocks of this size, each multiplied while its rows are still in cache.
 PROJECTION_BLOCK_BYTES = 8 * 2**20
+# Scratch buffers a map keeps across its transform calls, per task running
+# at once (utils._scratch): larger temporaries are allocated for their task.
+SCRATCH_MIB = 64
 # Array API input (a GPU): rows are transformed in chunks whose input and
 # output rows take at most this much. The maps' whole-array operations hold a
 # few temporaries the size of a chunk's input or output; chunks this large

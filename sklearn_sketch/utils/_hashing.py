@@ -182,7 +182,7 @@ def draw_multiply_shift(random_state, n_hashes):
     return (halves[..., 0] << _U32) | halves[..., 1]
 
 
-def minwise_hashes(coefficients, indices):
+def minwise_hashes(coefficients, indices, out=None):
     """32-bit multiply-add-shift hash values of the ``fmix32`` keys of ``indices``.
 
     Parameters
@@ -191,6 +191,8 @@ def minwise_hashes(coefficients, indices):
         ``(a, b)`` of each hash, from :func:`draw_multiply_shift`.
     indices : ndarray of shape (n,) of non-negative integers
         The coordinates (for example a chunk's column indices).
+    out : ndarray of shape (n_hashes, n), dtype uint32, default=None
+        Where the values go (C-ordered); a new array if None.
 
     Returns
     -------
@@ -200,7 +202,9 @@ def minwise_hashes(coefficients, indices):
     """
     from ._hash_kernels import _minwise_hashes
 
-    values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
+    values = out
+    if values is None:
+        values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
     coefficients = kernel_array(coefficients, np.uint64)
     _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
     return values
