@@ -197,7 +197,11 @@ def _padded_group(rows, first, n_rows):
     if first + _ROWS <= n_rows:
         return rows[first : first + _ROWS]
     group = np.zeros((_ROWS, rows.shape[1]), dtype=rows.dtype)
-    group[: n_rows - first] = rows[first:n_rows]
+    # Value by value: an array assigned to a slice compiles numba's
+    # formatting of its shape error, seconds of first use.
+    for k in range(n_rows - first):
+        for j in range(rows.shape[1]):
+            group[k, j] = rows[first + k, j]
     return group
 
 
