@@ -45,6 +45,12 @@ costs more than a cell), and it calls no libm function either: a row's
 weights in its frame and the cell sizes of its regions (powers of two that
 depend on ``nu - rho`` only) are
 computed once per row or round into arrays that the loop reads.
+
+The helpers called once per row or round are inlined into ``_dart_rows``
+(``inline="always"``): numba takes each separately compiled function through
+its whole pipeline, so fewer of them compile sooner at first use; the
+per-cell and per-entry ones (``_mix``, ``_throw``, ...) stay functions of
+their own, which LLVM inlines where it pays.
 """
 
 import math
@@ -92,7 +98,7 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-@kernel
+@kernel(inline="always")
 def _band_start(n, shift):
     """``(2**n - 1) * 2**shift`` as float64 rounds it (exact below n = 54)."""
     if n <= 53:
@@ -133,7 +139,7 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
         out += 1
 
 
-@kernel
+@kernel(inline="always")
 def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
          w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
          positions, keys):
@@ -164,7 +170,7 @@ def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
         theta += 0.5
 
 
-@kernel
+@kernel(inline="always")
 def _fill_band_starts(starts, shift, bound, n_filled):
     """Extend ``starts`` with band starts until one reaches ``bound``; their number."""
     n = n_filled
@@ -174,7 +180,7 @@ def _fill_band_starts(starts, shift, bound, n_filled):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift):
     """Cell width and height of region (nu, rho) at ``sizes[nu - rho + n_rank_bands - 1]``."""
     for d in range(1 - n_rank_bands, n_weight_bands):
@@ -182,7 +188,7 @@ def _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift):
         sizes[d + n_rank_bands - 1, 1] = math.ldexp(1.0, shift - d)
 
 
-@kernel
+@kernel(inline="always")
 def _all_hit(best):
     """Whether every bucket holds a dart."""
     for value in best:
@@ -231,7 +237,8 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
     for e in range(first, last):
         weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
-        n = 0
+        # An int64 (not the literal 0, which would compile _throw once more).
+        n = np.int64(0)
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
             w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
@@ -300,7 +307,7 @@ def _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positio
         best[bucket] = rank if win else held
         positions[bucket] = e if win else positions[bucket]
         keys[bucket] = a if win else keys[bucket]
-    return 0
+    return np.int64(0)
 
 
 @kernel

@@ -149,11 +149,25 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._minwise_kernels import _oph_positions
-
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     # Within a bin the order is the hash order, ties to the first entry.
-    return _run_binned(_oph_positions, (hashes,), indptr, tables, out)
+    return _run_binned(_oph_positions_kernel, (hashes,), indptr, tables, out)
+
+
+def _oph_positions_kernel(hashes, indptr, *tables_and_out):
+    """``_oph_rows`` writing positions (no codes: the one row kernel of both)."""
+    from ._minwise_kernels import _oph_rows
+
+    *tables, sparse_bins, out = tables_and_out
+    _oph_rows(hashes, indptr, indptr, *tables, sparse_bins, *_NO_CODES, out)
+
+
+def _oph_codes_kernel(hashes, indices, coefficients, b_bits, offsets, indptr, *tables_and_out):
+    """``_oph_rows`` writing the output columns."""
+    from ._minwise_kernels import _oph_rows
+
+    *tables, sparse_bins, out = tables_and_out
+    _oph_rows(hashes, indices, indptr, *tables, sparse_bins, coefficients, b_bits, offsets, out)
 
 
 def fss_positions(indices, indptr, seeds, n_bins, out=None):
@@ -184,17 +198,23 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._minwise_kernels import _fss_positions
+    from ._minwise_kernels import _fss_rows
 
     _check_fss_rows(indptr)
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
-        _fss_positions(
+        _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
-            kernel_array(seeds, np.uint64), out,
+            kernel_array(seeds, np.uint64), *_NO_CODES, out,
         )
     return out
+
+
+# The code arguments of the row kernels where they write positions: no
+# coefficients, b_bits < 0 and no offsets (arrays of the codes' types, so
+# that positions and codes take one compile).
+_NO_CODES = (np.empty((0, 2), dtype=np.uint64), -1, np.empty(0, dtype=np.uint64))
 
 
 def _check_fss_rows(indptr):
@@ -211,12 +231,12 @@ def fss_codes(indices, indptr, seeds, code_coefficients, b_bits, n_keys, offsets
     for one-permutation hashing (same parameters, ``seeds`` as in
     :func:`fss_positions`). Only where :func:`codes_in_one_pass`.
     """
-    from ._minwise_kernels import _fss_codes
+    from ._minwise_kernels import _fss_rows
 
     _check_fss_rows(indptr)
     code_arrays = _one_pass_code_arrays(code_coefficients, b_bits, n_keys, offsets)
     if out.shape[0]:
-        _fss_codes(
+        _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
             kernel_array(seeds, np.uint64), *code_arrays, out,
         )
@@ -274,8 +294,6 @@ def oph_codes(
     -------
     out : ndarray of shape (n_nonempty_rows, k)
     """
-    from ._minwise_kernels import _oph_codes
-
     coefficients, b_bits, offsets = _one_pass_code_arrays(
         code_coefficients, b_bits, n_keys, offsets
     )
@@ -283,7 +301,7 @@ def oph_codes(
         return out
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     arrays = (hashes, np.ascontiguousarray(indices), coefficients, b_bits, offsets)
-    return _run_binned(_oph_codes, arrays, indptr, tables, out)
+    return _run_binned(_oph_codes_kernel, arrays, indptr, tables, out)
 
 
 def binned_positions(bin_hashes, order, indptr, tables, out=None):

@@ -161,18 +161,25 @@ def _bbit_codes_at(coefficients, values, positions, b_bits, word, fold, offsets,
 
 @kernel(inline="always")
 def _code_row(coefficients, locations, b_bits, word, fold, offsets, out):
-    """One row of :func:`_bbit_codes`, one loop per case (each vectorizes)."""
+    """One row of :func:`_bbit_codes`, one loop per case (each vectorizes).
+
+    The two words' codes of :func:`_bbit_code` written out, each in its own
+    loop: inlining it twice would compile both of its branches twice.
+    """
     n_bits = np.uint64(b_bits)
     if b_bits == 0:
         for j in range(out.size):
             out[j] = np.uint64(locations[j]) + offsets[j]
     elif word == 32:
+        shift = _U32 - n_bits
         for j in range(out.size):
-            a, b = coefficients[j, 0], coefficients[j, 1]
-            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 32, False)
-            out[j] = code + offsets[j]
+            a, b = coefficients[j, 0] & _LOW32, coefficients[j, 1] & _LOW32
+            hashed = (a * (np.uint64(locations[j]) & _LOW32) + b) & _LOW32
+            out[j] = (hashed >> shift) + offsets[j]
     else:
+        shift = _U64 - n_bits
         for j in range(out.size):
-            a, b = coefficients[j, 0], coefficients[j, 1]
-            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 64, fold)
-            out[j] = code + offsets[j]
+            location = np.uint64(locations[j])
+            if fold or location > _LOW32:
+                location = _fmix32(location)
+            out[j] = ((coefficients[j, 0] * location + coefficients[j, 1]) >> shift) + offsets[j]

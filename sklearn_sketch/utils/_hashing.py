@@ -133,7 +133,8 @@ def polynomial_hash(coefficients, keys):
     keys = np.broadcast_to(keys, shape).reshape(-1)
     values = np.empty(shape, dtype=np.uint64)
     if values.size:
-        table, keys = kernel_array(table, np.uint64), np.ascontiguousarray(keys)
+        # One type of keys to compile for (the keys are below 2**61).
+        table, keys = kernel_array(table, np.uint64), kernel_array(keys, np.uint64)
         _polynomial_hash(table, keys, values.reshape(-1))
     return values
 
