@@ -89,7 +89,7 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     keys : ndarray of shape (n_nonempty_rows, k), dtype uint64
         32-bit key of the winning dart.
     """
-    from ._dart_kernels import _dart_rows
+    from ._dart_kernels import _dart_rows, dart_work_arrays
 
     if not np.isfinite(data).all():
         # Reachable only under assume_finite=True; the darts under a NaN or
@@ -107,9 +107,11 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     indptr = kernel_array(indptr, np.int64)
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
+    tau = dart_grid_bits(n_hashes)
     _dart_rows(
-        indices, data, indptr, np.uint64(seed), dart_grid_bits(n_hashes),
+        indices, data, indptr, np.uint64(seed), tau,
         float(n_darts(n_hashes) if first_round is None else first_round),
-        poisson_count_thresholds(), int(lengths.max(initial=0)), positions, keys,
+        poisson_count_thresholds(), positions, keys,
+        *dart_work_arrays(n_hashes, tau, int(lengths.max(initial=0))),
     )
     return positions, keys

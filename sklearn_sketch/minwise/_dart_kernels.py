@@ -106,28 +106,36 @@ def _band_start(n, shift):
     return math.ldexp(1.0, n + shift)
 
 
+def dart_work_arrays(n_hashes, tau, max_entries):
+    """The work arrays of :func:`_dart_rows` (allocated by the caller: each
+    ``np.empty`` in a kernel is one more compilation at first use).
+
+    ``best`` (a bucket's best rank), the dart slots (``z``, rank start,
+    height, weight threshold), the band starts of a row's frame (weight bands
+    end below the frame's weights, < 1, rank bands below the bound: each
+    fits ``_MAX_BANDS``), the cell widths and heights of the regions by
+    ``nu - rho``, and a row's weights in its frame.
+    """
+    return (
+        np.empty(n_hashes), np.empty(_SLOTS, dtype=np.uint64), np.empty(_SLOTS),
+        np.empty(_SLOTS), np.empty(_SLOTS, dtype=np.int64),
+        np.empty(tau + _MAX_BANDS), np.empty(_MAX_BANDS),
+        np.empty((tau + 2 * _MAX_BANDS, 2)), np.empty(max(max_entries, 1)),
+    )
+
+
 @kernel
 def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
-               max_entries, positions, keys):
+               positions, keys, best, slot_z, slot_r0, slot_h, slot_t,
+               w_starts, r_starts, sizes, weights):
     """Per nonempty row and bucket: the winning dart's entry and 32-bit key.
 
     A first round throws the darts of rank below a bound giving ``n_darts``
     of them on average; while a bucket is empty, the bound grows by half
     the first one and only the darts between the old and the new bound are
     thrown: the minima over all darts below the last bound are the same.
+    The arrays after ``keys`` are :func:`dart_work_arrays`.
     """
-    best = np.empty(positions.shape[1])
-    slot_z = np.empty(_SLOTS, dtype=np.uint64)
-    slot_r0 = np.empty(_SLOTS)
-    slot_h = np.empty(_SLOTS)
-    slot_t = np.empty(_SLOTS, dtype=np.int64)
-    # Band starts of a row's frame. Weight bands end below the frame's
-    # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
-    w_starts = np.empty(tau + _MAX_BANDS)
-    r_starts = np.empty(_MAX_BANDS)
-    # Cell widths and heights of the regions, by nu - rho.
-    sizes = np.empty((tau + 2 * _MAX_BANDS, 2))
-    weights = np.empty(max_entries)
     out = 0
     for row in range(indptr.size - 1):
         first, last = indptr[row], indptr[row + 1]
@@ -310,7 +318,7 @@ def _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positio
     return np.int64(0)
 
 
-@kernel
+@kernel(inline="always")
 def _weight_threshold(weight, w0, width):
     """Steps of a column (of ``2**48``) whose darts pass under ``weight``.
 
@@ -323,7 +331,7 @@ def _weight_threshold(weight, w0, width):
     return np.int64(math.ceil((weight - w0) / width * _TWO_TO_48))
 
 
-@kernel
+@kernel(inline="always")
 def _first_new_step(r_start, height, n_steps, low):
     """A rank step before which every cell's ranks lie below ``low`` (0 if unsure).
 

@@ -77,7 +77,7 @@ def _oph_rows(
     its output column at once: the b-bit code of its location
     ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
     word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. The code
-    is that of ``utils._hash_kernels._bbit_code`` with ``word == 32``,
+    is that of ``utils._hash_kernels._code_row_32`` (the 32-bit word),
     written out here (:func:`_write_codes`) because a kernel calls jitted
     functions of its own module only (the tests compare the two bit for
     bit); the wrapper asks for codes only where the 32-bit word applies.

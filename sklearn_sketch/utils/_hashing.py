@@ -265,7 +265,9 @@ def bbit_codes(
     -------
     codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)`` plus offsets
     """
-    from ._hash_kernels import _bbit_codes, _bbit_codes_at
+    from ._hash_kernels import (
+        _bbit_codes_32, _bbit_codes_64, _bbit_codes_at_32, _bbit_codes_at_64, _locations_at,
+    )
 
     shape = locations.shape if positions is None else positions.shape
     if out is None:
@@ -274,12 +276,25 @@ def bbit_codes(
         offsets = np.zeros(shape[1], dtype=np.uint64)
     word, fold = bbit_word(b_bits, n_keys)
     offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
-    args = (b_bits or 0, word, fold, offsets, out)
-    coefficients = kernel_array(hash_coefficients, np.uint64)
+    if b_bits is None:  # the locations themselves, plus the offsets
+        if positions is not None:
+            _locations_at(locations, np.ascontiguousarray(positions), offsets, out)
+        else:
+            # (The sums index the output: they fit its dtype, as the offsets do.)
+            out[...] = locations
+            out += offsets.astype(out.dtype)
+        return out
+    # A kernel per word, and per layout of the locations.
+    kernel = {
+        (False, 32): _bbit_codes_32, (False, 64): _bbit_codes_64,
+        (True, 32): _bbit_codes_at_32, (True, 64): _bbit_codes_at_64,
+    }[positions is not None, word]
+    arrays = [kernel_array(hash_coefficients, np.uint64)]
     if positions is None:
-        _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
+        arrays.append(np.ascontiguousarray(locations))
     else:
-        _bbit_codes_at(coefficients, locations, np.ascontiguousarray(positions), *args)
+        arrays += [locations, np.ascontiguousarray(positions)]
+    kernel(*arrays, b_bits, *(() if word == 32 else (fold,)), offsets, out)
     return out
 
 
