@@ -348,8 +348,23 @@ def _mix64(z):
     return z ^ (z >> _U31)
 
 
+def fss_work_arrays(indptr, n_bins):
+    """The work arrays of :func:`_fss_rows` (allocated by the caller: each
+    allocation in a kernel is one more compilation at first use): a row's
+    keys, candidates and bins (scratch of :func:`_sketch_row`), 1 while a
+    bin is empty, the packed element of each bin, ``_EMPTY`` while it is
+    empty, and each bin as its own source (:func:`_write_codes`)."""
+    longest = int(np.max(np.diff(indptr), initial=0))
+    return (
+        np.empty(longest, dtype=np.uint64), np.empty(longest, dtype=np.int64),
+        np.empty(longest, dtype=np.uint32), np.ones(n_bins, dtype=np.uint8),
+        np.full(n_bins, _EMPTY, dtype=np.uint64), np.arange(n_bins, dtype=np.uint32),
+    )
+
+
 @kernel
-def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out):
+def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out,
+              keys, candidates, bins, empty, best, own_bin):
     """The fast similarity sketch of every nonempty row, as positions or codes.
 
     ``indices`` holds the entries from position ``indptr[0]`` on; row ``r``
@@ -357,21 +372,13 @@ def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out):
     next row of ``out`` (shape ``(n_nonempty_rows, k)``) gets, for every
     bin, the position (counted like ``indptr``) of the bin's element
     (``b_bits < 0``), or its output column at once, as :func:`_oph_rows`
-    writes it (:func:`_write_codes`).
+    writes it (:func:`_write_codes`). The arrays after ``out`` are
+    :func:`fss_work_arrays`; the packed element of a bin is the high half
+    of its hash and its offset in the row, in one word whose minimum is the
+    bin's element.
     """
     n_bins = out.shape[1]
     base = indptr[0]
-    longest = 0
-    for r in range(indptr.size - 1):
-        longest = max(longest, indptr[r + 1] - indptr[r])
-    keys = np.empty(longest, dtype=np.uint64)
-    candidates = np.empty(longest, dtype=np.int64)
-    bins = np.empty(longest, dtype=np.uint32)
-    # 1 while a bin is empty; (high half of the hash, offset in the row)
-    # of its element packed in one word, whose minimum is the bin's element.
-    empty = np.ones(n_bins, dtype=np.uint8)
-    best = np.full(n_bins, _EMPTY, dtype=np.uint64)
-    own_bin = np.arange(n_bins).astype(np.uint32)  # each bin is its own source
     s0, s1 = seeds[0], seeds[1]
     row = 0
     for r in range(indptr.size - 1):
@@ -402,7 +409,7 @@ def _multiplier(s1, round_):
     return _mix64(s1 + np.uint64(round_ + 1) * _GOLDEN_GAMMA) | _ODD
 
 
-@kernel
+@kernel(inline="always")
 def _sketch_row(keys, s1, candidates, bins, empty, best):
     """Fill ``best`` with the packed hash and offset of each bin's element.
 

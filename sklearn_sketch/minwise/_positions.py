@@ -198,7 +198,7 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._minwise_kernels import _fss_rows
+    from ._minwise_kernels import _fss_rows, fss_work_arrays
 
     _check_fss_rows(indptr)
     if out is None:
@@ -207,6 +207,7 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
         _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
             kernel_array(seeds, np.uint64), *_NO_CODES, out,
+            *fss_work_arrays(indptr, n_bins),
         )
     return out
 
@@ -231,7 +232,7 @@ def fss_codes(indices, indptr, seeds, code_coefficients, b_bits, n_keys, offsets
     for one-permutation hashing (same parameters, ``seeds`` as in
     :func:`fss_positions`). Only where :func:`codes_in_one_pass`.
     """
-    from ._minwise_kernels import _fss_rows
+    from ._minwise_kernels import _fss_rows, fss_work_arrays
 
     _check_fss_rows(indptr)
     code_arrays = _one_pass_code_arrays(code_coefficients, b_bits, n_keys, offsets)
@@ -239,6 +240,7 @@ def fss_codes(indices, indptr, seeds, code_coefficients, b_bits, n_keys, offsets
         _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
             kernel_array(seeds, np.uint64), *code_arrays, out,
+            *fss_work_arrays(indptr, out.shape[1]),
         )
     return out
 

@@ -178,7 +178,7 @@ def _radix2_pass(buf, stride):
             _radix2_vectors(buf, t, stride)
 
 
-@kernel(inline="always")
+@kernel
 def _transform_group(buf):
     """The transform of the ``_ROWS`` interleaved rows of ``buf``, in place:
     row level ``half`` is buffer stride ``half * _ROWS``."""
@@ -263,7 +263,7 @@ def _store_scaled(buf, scales, out, first, n_rows, column, start, stop):
             row[column + j] = buf[j * _ROWS + k] * scales[j]
 
 
-@kernel(inline="always")
+@kernel
 def _store_features(buf, scales, out, first, n_rows, offset, n_pairs):
     """The scaled block of projections ``offset .. offset + width`` in the
     layout of the features: projection ``c`` goes to column ``c`` of ``out``
