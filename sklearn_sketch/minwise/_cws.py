@@ -101,10 +101,11 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     lengths = np.diff(indptr)
     n_rows = int(np.count_nonzero(lengths))
     # The kernel computes in float64 (a float32 weight converts exactly) and
-    # walks indptr as int64: converting these (a pass that costs little next
-    # to the darts) spares numba three more compilations of it.
+    # walks indptr and the keys as int64: converting these (a pass that costs
+    # little next to the darts) spares numba more compilations of it.
     data = kernel_array(data, np.float64)
     indptr = kernel_array(indptr, np.int64)
+    indices = kernel_array(indices, np.int64)  # (the keys of either kernel)
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
     tau = dart_grid_bits(n_hashes)

@@ -159,7 +159,7 @@ def _oph_positions_kernel(hashes, indptr, *tables_and_out):
     from ._minwise_kernels import _oph_rows
 
     *tables, sparse_bins, out = tables_and_out
-    _oph_rows(hashes, indptr, indptr, *tables, sparse_bins, *_NO_CODES, out)
+    _oph_rows(hashes, _NO_INDICES, indptr, *tables, sparse_bins, *_NO_CODES, out)
 
 
 def _oph_codes_kernel(hashes, indices, coefficients, b_bits, offsets, indptr, *tables_and_out):
@@ -216,6 +216,8 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
 # coefficients, b_bits < 0 and no offsets (arrays of the codes' types, so
 # that positions and codes take one compile).
 _NO_CODES = (np.empty((0, 2), dtype=np.uint64), -1, np.empty(0, dtype=np.uint64))
+# The locations _oph_rows reads for codes only (int32, the usual indices).
+_NO_INDICES = np.empty(0, dtype=np.int32)
 
 
 def _check_fss_rows(indptr):
