@@ -186,22 +186,31 @@ def _group_parts(X, span, scratch=None):
     ``first_column + span - 1`` (renumbered from 0), on the rows ``rows`` of
     ``X`` that have some (None when all of them do). The entries are sorted
     by group as SciPy converts CSR to CSC, with the groups as columns: in
-    O(nnz), whatever the number of columns, and stably (each group's
-    entries stay in row-major order). Its arrays go to the buffers
+    O(nnz) (the groups touched are numbered first where there are more
+    groups than entries), whatever the number of columns, and stably (each
+    group's entries stay in row-major order). Its arrays go to the buffers
     ``scratch`` (``utils._scratch``), which the parts then share.
     """
     n_groups = -(-X.shape[1] // span)
     index_dtype = X.indptr.dtype  # X's indices and pointers alike (canonical)
     group_of = empty(scratch, "group_of", X.nnz, index_dtype)
     np.floor_divide(X.indices, index_dtype.type(span), out=group_of)
+    groups = None
+    if n_groups > max(X.nnz, 1):
+        # More groups than entries (hashed text of 2**40 columns, say): the
+        # touched groups are numbered, so that nothing has their number's size.
+        groups, ranks = np.unique(group_of, return_inverse=True)
+        group_of[...] = ranks.reshape(-1)
+        n_groups = groups.size
     starts = empty(scratch, "group_starts", n_groups + 1, index_dtype)
     entry_rows = empty(scratch, "entry_rows", X.nnz, index_dtype)
     data = empty(scratch, "group_data", X.nnz, X.dtype)
     columns = empty(scratch, "group_columns", X.nnz, X.indices.dtype)
     for values, out in ((X.data, data), (X.indices, columns)):
         csr_tocsc(X.shape[0], n_groups, X.indptr, group_of, values, starts, entry_rows, out)
-    for group in np.flatnonzero(np.diff(starts)).tolist():
-        entries = slice(starts[group], starts[group + 1])
+    for number in np.flatnonzero(np.diff(starts)).tolist():
+        entries = slice(starts[number], starts[number + 1])
+        group = number if groups is None else int(groups[number])
         # The rows with entries in the group, and their pointers: arrays of
         # the rows' size, not of the entries'.
         counts = np.bincount(entry_rows[entries], minlength=X.shape[0])
