@@ -99,6 +99,13 @@ def _mix(z):
 
 
 @kernel(inline="always")
+def _capped_bits(n):
+    """``min(n, _MAX_CELL_BITS)`` as an int64 (a conditional: the builtin
+    ``min`` of an int64 and a literal is one more overload to compile)."""
+    return np.int64(n) if n < _MAX_CELL_BITS else np.int64(_MAX_CELL_BITS)
+
+
+@kernel(inline="always")
 def _band_start(n, shift):
     """``(2**n - 1) * 2**shift`` as float64 rounds it (exact below n = 54)."""
     if n <= 53:
@@ -154,7 +161,8 @@ def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
     """The samples of one nonempty row, in rounds of growing rank bound."""
     largest = 0.0
     for e in range(first, last):
-        largest = max(largest, np.float64(data[e]))
+        value = np.float64(data[e])
+        largest = value if value > largest else largest
     shift = math.frexp(largest)[1]
     total = 0.0
     for e in range(first, last):
@@ -249,7 +257,7 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
         n = np.int64(0)
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
-            w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
+            w_start, r_bits = w_starts[nu], _capped_bits(nu)
             n_steps = np.int64(1) << r_bits
             rho = 0
             while rho < r_starts.size and r_starts[rho] < rank_bound:
@@ -261,7 +269,7 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                                   + np.uint64(rho + 1) * _G_RHO)
                     l_first = _first_new_step(r_start, height, n_steps, low)
                     fine_height = height * _TWO_TO_MINUS_48
-                    for j in range(np.int64(1) << min(rho, _MAX_CELL_BITS)):
+                    for j in range(np.int64(1) << _capped_bits(rho)):
                         w0 = w_start + j * width
                         if w0 >= weight:
                             break
@@ -342,7 +350,7 @@ def _first_new_step(r_start, height, n_steps, low):
     if not low > r_start:
         return np.int64(0)
     steps = (low - r_start) / height - 1.0
-    guess = n_steps if steps >= n_steps else max(np.int64(steps), np.int64(0))
+    guess = n_steps if steps >= n_steps else (np.int64(steps) if steps > 0 else np.int64(0))
     if guess > 0 and r_start + (guess - 1) * height + height < low:
         return guess
     return np.int64(0)
