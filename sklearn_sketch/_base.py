@@ -15,6 +15,7 @@ scikit-learn's ``BaseRandomProjection`` subclasses fill
 """
 
 from abc import ABCMeta, abstractmethod
+from contextlib import contextmanager
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -23,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._map import fit_bytes, host_dtype
+from ._map import fit_bytes, host_dtype, transform_bytes
 from .utils._chunking import (
     DEVICE_CHUNK_MIB,
     check_allocation,
@@ -95,23 +96,43 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             Fitted transformer.
         """
-        self._forget_map()
-        X, target = self._host_input(X, reset=True)
-        self._draw_map(self._make_map(X), X, target)
+        with self._refitting():
+            X, target = self._host_input(X, reset=True)
+            self._draw_map(self._make_map(X), X, target)
         return self
 
-    def _forget_map(self):
-        """Drop the fitted map and what it published, before a new fit.
+    def __sklearn_is_fitted__(self):
+        # What transform checks: scikit-learn's check_is_fitted (and a
+        # Pipeline ending in the estimator) then says what transform does.
+        return "_map" in vars(self)
 
-        A fit that fails (a size refused, a value rejected) then leaves an
-        unfitted estimator, never the former map under the new input's width,
-        and a fit never keeps attributes that only the former map had.
+    @contextmanager
+    def _refitting(self):
+        """Forget the former fit; if the new one fails, forget what it set.
+
+        A fit that fails (a size refused, a value rejected, an error while
+        drawing) then leaves an unfitted estimator, never the former map
+        under the new input's width, nor the refused input's
+        ``n_features_in_`` and ``feature_names_in_``; and a fit never keeps
+        attributes that only the former map had.
         """
+        self._forget_map()
+        before = set(vars(self))
+        try:
+            yield
+        except BaseException:
+            for name in set(vars(self)) - before:
+                del vars(self)[name]
+            raise
+
+    def _forget_map(self):
+        """Drop the fitted map, what it published and the input's attributes."""
         former = vars(self).pop("_map", None)
+        fitted = ["n_features_in_", "feature_names_in_", "_n_features_out", "_fit_namespace"]
         if former is not None:
-            fitted = [*former.fitted_attributes(), "_n_features_out", "_fit_namespace"]
-            for name in fitted:
-                vars(self).pop(name, None)
+            fitted += former.fitted_attributes()
+        for name in fitted:
+            vars(self).pop(name, None)
 
     def _host_input(self, X, *, reset):
         """The validated input on the host, and ``(xp, device)`` of an array API input.
@@ -237,9 +258,9 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             stream.partial_fit(X)
             self._publish(stream.fitted_attributes(), target)
         elif self._make_stream_map is not None:
-            self._forget_map()
-            X, target = self._host_input(X, reset=True)
-            self._draw_map(self._make_stream_map(X), X, target)
+            with self._refitting():
+                X, target = self._host_input(X, reset=True)
+                self._draw_map(self._make_stream_map(X), X, target)
         elif stream is None:
             return self.fit(X)
         else:
@@ -286,6 +307,16 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # no per-chunk check: the whole input is checked first (an O(nnz)
         # pass beside the output's k entries per row).
         X = validate_features(self, X, reset=False, check_finite=sparse)
+        # What cannot succeed fails here, before any work: an output larger
+        # than the machine's memory, or features beyond the dtype's range.
+        check_allocation(
+            transform_bytes(sketch_map, X),
+            f"{type(self).__name__}.transform of {X.shape[0]} rows into "
+            f"{sketch_map.n_output} {'sparse ' if sparse else ''}{X.dtype} features",
+            "Transform fewer rows at a time, or reduce n_components or the "
+            "other size parameters",
+        )
+        sketch_map.check_input(X)
         n_jobs = effective_n_jobs(self.n_jobs)
         # The threads transform chunks side by side, unless the map shares
         # each chunk's work among them itself.

@@ -146,6 +146,19 @@ class SketchMap(metaclass=ABCMeta):
         """Per-call state shared by the chunks of one ``transform`` of ``X``."""
         return None
 
+    def output_bytes_per_row(self, dtype):
+        """Bytes of one row of the output (a sparse one: its entries and their indices)."""
+        return self.n_output * np.dtype(dtype).itemsize
+
+    def check_input(self, X):
+        """Refuse, before any work, an input whose features cannot be computed.
+
+        Called by the base at every ``transform``, with the validated
+        input, before :meth:`prepare`: for example a polynomial sketch
+        refuses rows whose features would exceed the range of their dtype at
+        once, instead of after the work of every degree.
+        """
+
     def check_chunk(self, X_chunk, out):
         """Check a transformed chunk of a dense output (say for overflow); raise if wrong."""
 
@@ -178,9 +191,30 @@ class SketchMap(metaclass=ABCMeta):
             )
         return moved[key]
 
+    def prepared(self, key, build):
+        """``build()``, made at the first call with ``key`` and then kept on the map.
+
+        For the per-call state of :meth:`prepare` that depends only on the
+        drawn state and the input's dtype (a float32 copy of the weights,
+        say): made once, not at every ``transform`` call, so that a call's
+        cost beyond its rows' work does not grow with the model. Not pickled
+        (made again where needed). A map whose drawn state changes after
+        the draw (``partial_fit``) calls :meth:`forget_prepared`.
+        """
+        prepared = vars(self).setdefault("_prepared", {})
+        if key not in prepared:
+            prepared[key] = build()
+        return prepared[key]
+
+    def forget_prepared(self):
+        """Drop what :meth:`prepared` and :meth:`moved_arrays` keep (the state changed)."""
+        vars(self).pop("_prepared", None)
+        vars(self).pop("_moved", None)
+
     def __getstate__(self):
         state = dict(vars(self))
         state.pop("_moved", None)
+        state.pop("_prepared", None)
         return state
 
     def overflow_error(self, dtype, what, remedy):
@@ -189,15 +223,18 @@ class SketchMap(metaclass=ABCMeta):
 
 
 def fit_bytes(sketch_map, dtype):
-    """Bytes a model needs to transform one row: state, temporaries and output row.
-
-    A sparse output row holds its entries, not ``n_output`` values: the
-    map's ``bytes_per_row`` counts them.
-    """
-    output_row = 0 if sketch_map.sparse_output else sketch_map.n_output
+    """Bytes a model needs to transform one row: state, temporaries and output row."""
     return (
         sketch_map.state_bytes(dtype) + sketch_map.bytes_per_row(dtype)
-        + output_row * np.dtype(dtype).itemsize
+        + sketch_map.output_bytes_per_row(dtype)
+    )
+
+
+def transform_bytes(sketch_map, X):
+    """Bytes a transform of ``X`` needs beyond its chunks: state and whole output."""
+    return (
+        sketch_map.state_bytes(X.dtype)
+        + X.shape[0] * sketch_map.output_bytes_per_row(X.dtype)
     )
 
 

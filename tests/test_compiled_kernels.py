@@ -222,3 +222,67 @@ def test_dart_kernels_mixer_is_the_package_splitmix64_finalizer():
                             np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
     expected = mix64(words.copy())
     assert [int(_mix(w)) for w in words] == [int(v) for v in expected]
+
+
+_FIRST_USE = """
+import json, sys
+from collections import Counter
+import numpy as np
+from numba.core import event
+sys.path.insert(0, TESTS_FOLDER)
+from conftest import ESTIMATOR_REGISTRY, legal_input, make_estimator
+
+compiled = Counter()
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        function = ev.data["dispatcher"].py_func
+        compiled[function.__module__ + "." + function.__qualname__] += 1
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Listener())
+X = np.random.RandomState(0).rand(40, 12)
+uses = {}
+for name in sorted(ESTIMATOR_REGISTRY):
+    compiled.clear()
+    make_estimator(name).fit_transform(legal_input(name, X))
+    uses[name] = dict(compiled)
+print(json.dumps(uses))
+"""
+
+
+@pytest.mark.slow
+def test_first_use_compiles_each_kernel_once_and_no_error_formatting(tmp_path):
+    # What a first use compiles is the time it takes: every estimator and
+    # option of the registry in turn, dense float64 input, an empty cache.
+    # Rules:
+    # * a first use compiles each kernel of the package it needs once (one
+    #   signature: a literal argument, or keys of another dtype, compiled
+    #   a kernel twice);
+    # * no kernel makes numba compile the formatting of an error message
+    #   (an array assigned to a slice or a row compiles str and repr of
+    #   its shape: seconds of first use); numba's own overloads of
+    #   allocation and arithmetic are fine.
+    import json
+
+    code = _FIRST_USE.replace("TESTS_FOLDER", repr(str(Path(__file__).resolve().parent)))
+    result = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    uses = json.loads(result.stdout.strip().splitlines()[-1])
+    assert any(uses.values()), uses
+    twice = {
+        use: {name: n for name, n in compiled.items()
+              if name.startswith("sklearn_sketch.") and n > 1}
+        for use, compiled in uses.items()
+    }
+    assert {use: names for use, names in twice.items() if names} == {}
+    formatting = [
+        name for compiled in uses.values() for name in compiled
+        if name.startswith("numba.cpython.unicode")
+        or any(part in name for part in (
+            "raise_with_shape_context", "ol_str_generic", "ol_repr_generic"
+        ))
+    ]
+    assert formatting == [], formatting

@@ -313,10 +313,10 @@ def test_a_failing_projection_group_raises_without_hanging_the_jobs(monkeypatch)
 
     original = _projection._times_generated_rows
 
-    def failing(part, generate, seed, first_row, n_columns, n_jobs=1):
+    def failing(part, generate, seed, first_row, n_columns, **options):
         if first_row == FEATURE_BLOCK:  # the second group (one block each)
             raise ValueError("group 1 failed")
-        return original(part, generate, seed, first_row, n_columns, n_jobs)
+        return original(part, generate, seed, first_row, n_columns, **options)
 
     monkeypatch.setattr(_projection, "_times_generated_rows", failing)
     monkeypatch.setattr(_projection, "PROJECTION_BLOCK_BYTES", 1)

@@ -418,3 +418,37 @@ def test_zero_row_single_feature_duplicates(name):
     assert np.all(np.isfinite(Z)) and np.any(Z[0] != 0)
     Z = make_estimator(name, n_components=8, degree=2, coef0=0.0).fit_transform([[3.0]])
     assert Z.shape == (1, 8) and np.all(np.isfinite(Z))
+
+
+# ---------------------------------------------------------------------------
+# A degree whose features exceed the dtype's range fails before any work
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", registry_names("polynomial"))
+def test_features_beyond_the_range_fail_before_any_work_naming_the_degree(name, dtype):
+    # Rule: a transform that cannot succeed fails at once, naming the size:
+    # rows whose features' norm sqrt(K(x, x)) = |x'|**degree is beyond the
+    # dtype are refused before the work of every degree (degree=10**6 worked
+    # for minutes before its overflow). Here |x'| is about 120 and
+    # 120**200 is beyond float64.
+    X = (100 * np.random.RandomState(0).rand(6, 5)).astype(dtype)
+    estimator = make_estimator(name, degree=200, n_components=16).fit(X)
+
+    def prepare(*args, **kwargs):
+        raise AssertionError("the transform started its work before refusing")
+
+    estimator._map.prepare = prepare
+    with pytest.raises(ValueError, match=f"overflowed {np.dtype(dtype).name}: .*degree=200"):
+        estimator.transform(X)
+
+
+@pytest.mark.parametrize("name", registry_names("polynomial"))
+def test_features_within_the_range_are_not_refused(name):
+    # Wide rows of one large value each: the bound n_features * max**2 on
+    # |x|**2 is beyond float32 at degree 3, the rows' norms are not, and
+    # their features are finite.
+    X = np.zeros((4, 1000), dtype=np.float32)
+    X[np.arange(4), [3, 10, 500, 999]] = [1e12, -1e12, 5e11, 1e11]
+    estimator = make_estimator(name, degree=3, coef0=0.0, n_components=16).fit(X)
+    assert np.isfinite(estimator.transform(X)).all()

@@ -205,7 +205,7 @@ def test_fitted_state_on_wide_input_is_small(name, defaults):
 
 @pytest.mark.parametrize("method", ["sorf", "fastfood"])
 def test_structured_diagonals_drawn_again_are_the_fitted_ones(method):
-    # They are not stored: drawn again from the state saved at fit, the
+    # They are not stored: drawn again from the seed drawn at fit, the
     # numbers must be those of the fit, at every access and after pickling.
     from sklearn_sketch import OrthogonalRBFSampler
 
@@ -217,14 +217,18 @@ def test_structured_diagonals_drawn_again_are_the_fitted_ones(method):
         assert_array_equal(again.signs_, first[0])
         assert_array_equal(again.scales_, first[1])
     assert_array_equal(restored.transform(X), estimator.transform(X))
-    # The draw of the fit, by hand: the same generator, the same order.
+    # The draw of the fit, by hand: the same generator, the same order, then
+    # the diagonals from a seed drawn from it.
     rng = np.random.RandomState(5)
     from sklearn_sketch.rbf._fourier_features import draw_fastfood, draw_sorf
     from sklearn_sketch.utils._count_sketch import draw_hash_down
 
     draw_hash_down(rng, 1)
+    seed = rng.randint(np.iinfo(np.int32).max)
     draw = draw_sorf if method == "sorf" else draw_fastfood
-    expected = draw(rng, estimator.input_width_, estimator._map.n_blocks())
+    expected = draw(
+        np.random.RandomState(seed), estimator.input_width_, estimator._map.n_blocks()
+    )
     assert_array_equal(first[0], expected[0])
     assert_array_equal(first[1], expected[-1] * np.sqrt(2 * 0.3))
     if method == "fastfood":

@@ -201,8 +201,9 @@ class GramSketchMap(SketchMap):
                     gram.dtype, "the kernel values of the subsample", _OVERFLOW_REMEDY
                 )
         self.projection, self.offset = self._sketch_gram(gram, gaussian, dtype)
-        # Arrays moved to a device hold the former subsample and sketch.
-        vars(self).pop("_moved", None)
+        # Prepared copies, and arrays moved to a device, hold the former
+        # subsample and sketch.
+        self.forget_prepared()
 
     def _sketch_gram(self, gram, gaussian, dtype):
         """``W`` and the offset, from the Gram matrix and ``Z``.
@@ -267,19 +268,23 @@ class GramSketchMap(SketchMap):
 
     def prepare(self, X, n_jobs, n_chunks):
         """What every chunk of one ``transform`` call reads."""
-        components, dtype = self.components, X.dtype
+        dtype = np.dtype(X.dtype)
         upcast = dtype == np.float32 and self.kernel in _UPCAST_FLOAT32_KERNELS
-        if upcast:
-            components = components.astype(np.float64)
         return dict(
+            self.prepared(("dtype", dtype), lambda: self._dtype_state(dtype, upcast)),
             kernel_params=self._transform_params(),
-            projection=self.projection.astype(dtype, copy=False),
-            offset=self.offset.astype(dtype, copy=False),
-            components=components,
             upcast=upcast,
             # Threads share the work across row chunks when there are
             # several; otherwise pairwise_kernels shares one chunk's block.
             n_jobs=n_jobs if n_chunks == 1 else None,
+        )
+
+    def _dtype_state(self, dtype, upcast):
+        """The subsample, ``W`` and the offset as the transforms of ``dtype`` read them."""
+        return dict(
+            components=self.components.astype(np.float64) if upcast else self.components,
+            projection=self.projection.astype(dtype, copy=False),
+            offset=self.offset.astype(dtype, copy=False),
         )
 
     def transform_chunk(self, X_chunk, out, state):

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from ..utils._chunking import HASHING_CHUNK_MIB
 from ..utils._hashing import draw_multiply_shift
+from ..utils._scratch import ScratchPool, empty
 from ..utils._sparse import gather
 from ._minwise_codes import MinwiseCodes, holds_positions
 from ._one_hot import OneHotCodesMap, output_indptr
@@ -34,12 +35,13 @@ _BYTES_PER_ROW = 384
 _BYTES_PER_GENERATED_ENTRY = 24
 
 
-def _rescale_extreme_rows(X, nonempty):
+def _rescale_extreme_rows(X, nonempty, scratch=None):
     """``X`` with its rows of very large or very small values scaled by powers of 2.
 
     Every output value is a ratio of the row's values (``u / |u|``), so it
     does not change when the row is scaled; scaling by a power of 2 is exact,
     so the rows that need no scaling would give the same bits scaled or not.
+    (``scratch``: buffers for the absolute values, see ``utils._scratch``.)
     Rows whose largest value is beyond ``2**+-EXTREME_EXPONENT`` are brought
     to a largest value in ``[0.5, 1)``, where neither the sum of squares of
     their norm nor the projection can overflow or underflow (huge or tiny
@@ -47,7 +49,8 @@ def _rescale_extreme_rows(X, nonempty):
     """
     if X.nnz == 0:
         return X
-    peaks = np.maximum.reduceat(np.abs(X.data), X.indptr[:-1][nonempty])
+    magnitudes = np.abs(X.data, out=empty(scratch, "magnitudes", X.nnz, X.dtype))
+    peaks = np.maximum.reduceat(magnitudes, X.indptr[:-1][nonempty])
     exponents = np.frexp(peaks)[1]  # 0 for NaN and infinity: left alone
     extreme = np.abs(exponents) > EXTREME_EXPONENT
     if not extreme.any():
@@ -132,7 +135,10 @@ class CoREMap(OneHotCodesMap):
             # The values do not depend on the data: no rescaling needed; the
             # jobs fill them with the codes.
             values = np.empty(codes.shape, dtype=X.dtype)
-            self.minwise_codes.write(X, nonempty, codes, n_jobs, constant_values=values)
+            self.minwise_codes.write(
+                X, nonempty, codes, n_jobs, constant_values=values,
+                scratch=self.prepared(("scratch",), ScratchPool),
+            )
         else:
             values = self._values(X, nonempty, codes, n_jobs)
         X_new = sp.csr_matrix(
@@ -144,38 +150,50 @@ class CoREMap(OneHotCodesMap):
         return X_new
 
     def _values(self, X, nonempty, codes, n_jobs):
-        """Write the codes of "core1" or "core2"; return their values."""
+        """Write the codes of "core1" or "core2"; return their values.
+
+        The temporaries come from buffers kept across calls (a
+        :class:`~..utils._scratch.ScratchPool` of the map): the output is
+        the only fresh memory of a call.
+        """
+        pool = self.prepared(("scratch",), ScratchPool)
         # Positions in X of the hashes' minima (int32 where they fit),
         # kept for core2's values; core1 needs only their codes.
         positions = None
-        if self.kernel == "core2":
-            fits = holds_positions(np.int32, X.nnz)
-            positions = np.empty(codes.shape, np.int32 if fits else np.int64)
-        self.minwise_codes.write(X, nonempty, codes, n_jobs, positions=positions)
-        X = _rescale_extreme_rows(X, nonempty)
-        values = np.empty(codes.shape, dtype=X.dtype)
-        if self.kernel == "core2":
-            gather(X.data, positions, out=values)
-        # Non-finite input (possible only under assume_finite=True)
-        # gives NaN values, as documented, rather than warnings about
-        # the arithmetic.
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            return self._scaled_values(X, nonempty, values, n_jobs)
+        with pool.buffers() as scratch:
+            if self.kernel == "core2":
+                fits = holds_positions(np.int32, X.nnz)
+                shape, dtype = codes.shape, np.int32 if fits else np.int64
+                positions = scratch.empty("positions", shape, dtype)
+            self.minwise_codes.write(
+                X, nonempty, codes, n_jobs, positions=positions, scratch=pool
+            )
+            X = _rescale_extreme_rows(X, nonempty, scratch)
+            values = None  # core1's are the projections
+            if self.kernel == "core2":
+                values = np.empty(codes.shape, dtype=X.dtype)
+                gather(X.data, positions, out=values, scratch=scratch)
+            # Non-finite input (possible only under assume_finite=True)
+            # gives NaN values, as documented, rather than warnings about
+            # the arithmetic.
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                return self._scaled_values(X, nonempty, values, n_jobs, scratch, pool)
 
-    def _scaled_values(self, X, nonempty, values, n_jobs):
+    def _scaled_values(self, X, nonempty, values, n_jobs, scratch, pool):
         """The output values of the nonempty rows (``values`` holds core2's)."""
         k = self.n_components
         dtype = X.dtype
         norms = np.empty(0)
-        if values.shape[0]:
-            squares = np.square(X.data, dtype=np.float64)
+        if nonempty.any():
+            squares = empty(scratch, "squares", X.nnz, np.float64)
+            np.square(X.data, out=squares, dtype=np.float64)
             norms = np.sqrt(np.add.reduceat(squares, X.indptr[:-1][nonempty]))
         if self.kernel == "core2":
             row_nnz = np.diff(X.indptr)[nonempty]
             scale = np.sqrt(row_nnz) / norms / np.sqrt(k)
             values *= scale[:, None].astype(dtype)
             return values
-        values = project(X, self.projection, self.projection_seed, k, n_jobs)
+        values = project(X, self.projection, self.projection_seed, k, n_jobs, pool)
         if not nonempty.all():
             values = values[nonempty]
         values *= (1.0 / np.sqrt(k) / norms[:, None]).astype(dtype)

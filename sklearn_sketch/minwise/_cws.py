@@ -89,7 +89,7 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     keys : ndarray of shape (n_nonempty_rows, k), dtype uint64
         32-bit key of the winning dart.
     """
-    from ._dart_kernels import _dart_rows
+    from ._dart_kernels import _dart_rows, dart_work_arrays
 
     if not np.isfinite(data).all():
         # Reachable only under assume_finite=True; the darts under a NaN or
@@ -101,15 +101,18 @@ def dart_samples(indices, data, indptr, seed, n_hashes, first_round=None):
     lengths = np.diff(indptr)
     n_rows = int(np.count_nonzero(lengths))
     # The kernel computes in float64 (a float32 weight converts exactly) and
-    # walks indptr as int64: converting these (a pass that costs little next
-    # to the darts) spares numba three more compilations of it.
+    # walks indptr and the keys as int64: converting these (a pass that costs
+    # little next to the darts) spares numba more compilations of it.
     data = kernel_array(data, np.float64)
     indptr = kernel_array(indptr, np.int64)
+    indices = kernel_array(indices, np.int64)  # (the keys of either kernel)
     positions = np.empty((n_rows, n_hashes), dtype=np.int64)
     keys = np.empty((n_rows, n_hashes), dtype=np.uint64)
+    tau = dart_grid_bits(n_hashes)
     _dart_rows(
-        indices, data, indptr, np.uint64(seed), dart_grid_bits(n_hashes),
+        indices, data, indptr, np.uint64(seed), tau,
         float(n_darts(n_hashes) if first_round is None else first_round),
-        poisson_count_thresholds(), int(lengths.max(initial=0)), positions, keys,
+        poisson_count_thresholds(), positions, keys,
+        *dart_work_arrays(n_hashes, tau, int(lengths.max(initial=0))),
     )
     return positions, keys

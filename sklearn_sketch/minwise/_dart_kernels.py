@@ -45,6 +45,12 @@ costs more than a cell), and it calls no libm function either: a row's
 weights in its frame and the cell sizes of its regions (powers of two that
 depend on ``nu - rho`` only) are
 computed once per row or round into arrays that the loop reads.
+
+The helpers called once per row or round are inlined into ``_dart_rows``
+(``inline="always"``): numba takes each separately compiled function through
+its whole pipeline, so fewer of them compile sooner at first use; the
+per-cell and per-entry ones (``_mix``, ``_throw``, ...) stay functions of
+their own, which LLVM inlines where it pays.
 """
 
 import math
@@ -92,7 +98,14 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-@kernel
+@kernel(inline="always")
+def _capped_bits(n):
+    """``min(n, _MAX_CELL_BITS)`` as an int64 (a conditional: the builtin
+    ``min`` of an int64 and a literal is one more overload to compile)."""
+    return np.int64(n) if n < _MAX_CELL_BITS else np.int64(_MAX_CELL_BITS)
+
+
+@kernel(inline="always")
 def _band_start(n, shift):
     """``(2**n - 1) * 2**shift`` as float64 rounds it (exact below n = 54)."""
     if n <= 53:
@@ -100,28 +113,36 @@ def _band_start(n, shift):
     return math.ldexp(1.0, n + shift)
 
 
+def dart_work_arrays(n_hashes, tau, max_entries):
+    """The work arrays of :func:`_dart_rows` (allocated by the caller: each
+    ``np.empty`` in a kernel is one more compilation at first use).
+
+    ``best`` (a bucket's best rank), the dart slots (``z``, rank start,
+    height, weight threshold), the band starts of a row's frame (weight bands
+    end below the frame's weights, < 1, rank bands below the bound: each
+    fits ``_MAX_BANDS``), the cell widths and heights of the regions by
+    ``nu - rho``, and a row's weights in its frame.
+    """
+    return (
+        np.empty(n_hashes), np.empty(_SLOTS, dtype=np.uint64), np.empty(_SLOTS),
+        np.empty(_SLOTS), np.empty(_SLOTS, dtype=np.int64),
+        np.empty(tau + _MAX_BANDS), np.empty(_MAX_BANDS),
+        np.empty((tau + 2 * _MAX_BANDS, 2)), np.empty(max(max_entries, 1)),
+    )
+
+
 @kernel
 def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
-               max_entries, positions, keys):
+               positions, keys, best, slot_z, slot_r0, slot_h, slot_t,
+               w_starts, r_starts, sizes, weights):
     """Per nonempty row and bucket: the winning dart's entry and 32-bit key.
 
     A first round throws the darts of rank below a bound giving ``n_darts``
     of them on average; while a bucket is empty, the bound grows by half
     the first one and only the darts between the old and the new bound are
     thrown: the minima over all darts below the last bound are the same.
+    The arrays after ``keys`` are :func:`dart_work_arrays`.
     """
-    best = np.empty(positions.shape[1])
-    slot_z = np.empty(_SLOTS, dtype=np.uint64)
-    slot_r0 = np.empty(_SLOTS)
-    slot_h = np.empty(_SLOTS)
-    slot_t = np.empty(_SLOTS, dtype=np.int64)
-    # Band starts of a row's frame. Weight bands end below the frame's
-    # weights (< 1), rank bands below the bound: each fits _MAX_BANDS.
-    w_starts = np.empty(tau + _MAX_BANDS)
-    r_starts = np.empty(_MAX_BANDS)
-    # Cell widths and heights of the regions, by nu - rho.
-    sizes = np.empty((tau + 2 * _MAX_BANDS, 2))
-    weights = np.empty(max_entries)
     out = 0
     for row in range(indptr.size - 1):
         first, last = indptr[row], indptr[row + 1]
@@ -133,14 +154,15 @@ def _dart_rows(indices, data, indptr, seed, tau, n_darts, count_thresholds,
         out += 1
 
 
-@kernel
+@kernel(inline="always")
 def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
          w_starts, r_starts, sizes, weights, slot_z, slot_r0, slot_h, slot_t, best,
          positions, keys):
     """The samples of one nonempty row, in rounds of growing rank bound."""
     largest = 0.0
     for e in range(first, last):
-        largest = max(largest, np.float64(data[e]))
+        value = np.float64(data[e])
+        largest = value if value > largest else largest
     shift = math.frexp(largest)[1]
     total = 0.0
     for e in range(first, last):
@@ -164,7 +186,7 @@ def _row(indices, data, first, last, seed, tau, n_darts, count_thresholds,
         theta += 0.5
 
 
-@kernel
+@kernel(inline="always")
 def _fill_band_starts(starts, shift, bound, n_filled):
     """Extend ``starts`` with band starts until one reaches ``bound``; their number."""
     n = n_filled
@@ -174,7 +196,7 @@ def _fill_band_starts(starts, shift, bound, n_filled):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift):
     """Cell width and height of region (nu, rho) at ``sizes[nu - rho + n_rank_bands - 1]``."""
     for d in range(1 - n_rank_bands, n_weight_bands):
@@ -182,7 +204,7 @@ def _fill_sizes(sizes, n_weight_bands, n_rank_bands, tau, shift):
         sizes[d + n_rank_bands - 1, 1] = math.ldexp(1.0, shift - d)
 
 
-@kernel
+@kernel(inline="always")
 def _all_hit(best):
     """Whether every bucket holds a dart."""
     for value in best:
@@ -231,10 +253,11 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
     for e in range(first, last):
         weight = weights[e - first]
         element = _mix(seed + (np.uint64(indices[e]) + _ONE) * _G_F)
-        n = 0
+        # An int64 (not the literal 0, which would compile _throw once more).
+        n = np.int64(0)
         nu = 0
         while nu < w_starts.size and w_starts[nu] < weight:
-            w_start, r_bits = w_starts[nu], min(nu, _MAX_CELL_BITS)
+            w_start, r_bits = w_starts[nu], _capped_bits(nu)
             n_steps = np.int64(1) << r_bits
             rho = 0
             while rho < r_starts.size and r_starts[rho] < rank_bound:
@@ -246,7 +269,7 @@ def _round(indices, weights, first, last, seed, tau, low, rank_bound,
                                   + np.uint64(rho + 1) * _G_RHO)
                     l_first = _first_new_step(r_start, height, n_steps, low)
                     fine_height = height * _TWO_TO_MINUS_48
-                    for j in range(np.int64(1) << min(rho, _MAX_CELL_BITS)):
+                    for j in range(np.int64(1) << _capped_bits(rho)):
                         w0 = w_start + j * width
                         if w0 >= weight:
                             break
@@ -300,10 +323,10 @@ def _throw(slot_z, slot_r0, slot_h, slot_t, n, e, rank_bound, low, best, positio
         best[bucket] = rank if win else held
         positions[bucket] = e if win else positions[bucket]
         keys[bucket] = a if win else keys[bucket]
-    return 0
+    return np.int64(0)
 
 
-@kernel
+@kernel(inline="always")
 def _weight_threshold(weight, w0, width):
     """Steps of a column (of ``2**48``) whose darts pass under ``weight``.
 
@@ -316,7 +339,7 @@ def _weight_threshold(weight, w0, width):
     return np.int64(math.ceil((weight - w0) / width * _TWO_TO_48))
 
 
-@kernel
+@kernel(inline="always")
 def _first_new_step(r_start, height, n_steps, low):
     """A rank step before which every cell's ranks lie below ``low`` (0 if unsure).
 
@@ -327,7 +350,7 @@ def _first_new_step(r_start, height, n_steps, low):
     if not low > r_start:
         return np.int64(0)
     steps = (low - r_start) / height - 1.0
-    guess = n_steps if steps >= n_steps else max(np.int64(steps), np.int64(0))
+    guess = n_steps if steps >= n_steps else (np.int64(steps) if steps > 0 else np.int64(0))
     if guess > 0 and r_start + (guess - 1) * height + height < low:
         return guess
     return np.int64(0)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..utils._chunking import run_in_threads
 from ..utils._hashing import draw_multiply_shift, draw_polynomial_hashes
+from ..utils._scratch import empty, task_buffers
 from ._one_hot import block_starts, write_codes
 from ._positions import (
     BYTES_PER_PROBE,
@@ -88,7 +89,9 @@ class MinwiseCodes:
             "bucket_coefficients_": self.bucket_coefficients,
         }
 
-    def write(self, X, nonempty, codes, n_jobs, positions=None, constant_values=None):
+    def write(
+        self, X, nonempty, codes, n_jobs, positions=None, constant_values=None, scratch=None
+    ):
         """Write the codes of the hashes' minima, by pieces of rows.
 
         ``codes[i, j]`` is the output column of the location chosen by hash
@@ -101,7 +104,9 @@ class MinwiseCodes:
         sqrt(k)`` (the resemblance kernel's values). One-permutation hashing
         and the fast similarity sketch, without ``positions``, write the codes
         in the same pass as the bins' minima where they can (:func:`oph_codes`,
-        :func:`fss_codes`).
+        :func:`fss_codes`). ``scratch``: the map's
+        :class:`~..utils._scratch.ScratchPool`, whose buffers the pieces'
+        temporaries use (None: fresh memory).
         """
         tables = None
         if self.hashing == "oph":
@@ -123,8 +128,13 @@ class MinwiseCodes:
         hash_piece = self._piece_hasher(
             X, codes, done, tables, positions, positions_fit, constant_values
         )
+
+        def hash_piece_with_buffers(piece):
+            with task_buffers(scratch) as buffers:
+                hash_piece(piece, buffers)
+
         pieces = nnz_chunks(work, max_nnz=max(max_work, 1))
-        run_in_threads(hash_piece, pieces, n_jobs)
+        run_in_threads(hash_piece_with_buffers, pieces, n_jobs)
 
     def _piece_hasher(
         self, X, codes, done, tables, positions, positions_fit, constant_values
@@ -142,7 +152,7 @@ class MinwiseCodes:
         offsets = block_starts(k, width)
         code_arguments = (self.bucket_coefficients, self.b_bits, X.shape[1], offsets)
 
-        def hash_piece(piece):
+        def hash_piece(piece, buffers):
             start, stop = piece
             indptr = X.indptr[start : stop + 1]
             indices = X.indices[indptr[0] : indptr[-1]]
@@ -154,18 +164,20 @@ class MinwiseCodes:
                 permutation = self.hash_coefficients[0]
                 oph_codes(indices, indptr, permutation, tables, *code_arguments, codes[rows])
             else:
-                hash_positions(indices, indptr, rows)
+                hash_positions(indices, indptr, rows, buffers)
             if constant_values is not None:
                 constant_values[rows] = value
 
-        def hash_positions(indices, indptr, rows):
+        def hash_positions(indices, indptr, rows, buffers):
             out = codes[rows]
             if positions is not None:
                 out = positions[rows]
             elif not positions_fit:
-                out = np.empty(out.shape, dtype=np.int64)
+                out = empty(buffers, "positions", out.shape, np.int64)
             if hashing == "minwise":
-                minwise_positions(indices, indptr, self.hash_coefficients, out=out)
+                minwise_positions(
+                    indices, indptr, self.hash_coefficients, out=out, scratch=buffers
+                )
             elif hashing == "fss":
                 seeds = self.hash_coefficients[0]
                 fss_positions(indices, indptr, seeds, k, out=out)

@@ -63,52 +63,25 @@ _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 
 
 @kernel
-def _oph_positions(
-    hashes, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins, out
+def _oph_rows(
+    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    coefficients, b_bits, offsets, out,
 ):
     """One-permutation hashing with optimal densification, row by row.
 
     Entry ``p`` falls in bin ``(hashes[p] * k) >> 32``; each bin of a row
     keeps its entry of smallest hash (ties: the first, i.e. the smallest
-    coordinate). Every nonempty row writes the position of each bin's entry
-    into the next row of ``out``, an empty bin that of the bin its probe
-    sequence hits first (:func:`_densify_row`).
-    """
-    no_codes = np.empty((0, 2), dtype=np.uint64)
-    _oph_rows(
-        hashes, indptr, indptr, probe_table, probing_bins, attempts, bounds,
-        sparse_bins, no_codes, -1, no_codes[:, 0], out,
-    )
-
-
-@kernel
-def _oph_codes(
-    hashes, indices, coefficients, b_bits, offsets, indptr, probe_table, probing_bins,
-    attempts, bounds, sparse_bins, codes,
-):
-    """:func:`_oph_positions` writing each bin's output column at once.
-
-    The column of bin ``j`` is the b-bit code of its location
+    coordinate). Every nonempty row writes, into the next row of ``out``,
+    for each bin (an empty bin: the bin its probe sequence hits first,
+    :func:`_densify_row`) the position of its entry (``b_bits < 0``), or
+    its output column at once: the b-bit code of its location
     ``indices[position]`` by hash ``j`` (``coefficients[j]``) in a 32-bit
     word, plus ``offsets[j]``; ``b_bits = 0`` keeps the location. The code
-    is that of
-    ``utils._hash_kernels._bbit_code`` with ``word == 32``, written out here
-    because a kernel calls jitted functions of its own module only (the
-    tests compare the two bit for bit); the wrapper calls this kernel only
-    where the 32-bit word applies.
+    is that of ``utils._hash_kernels._code_row_32`` (the 32-bit word),
+    written out here (:func:`_write_codes`) because a kernel calls jitted
+    functions of its own module only (the tests compare the two bit for
+    bit); the wrapper asks for codes only where the 32-bit word applies.
     """
-    _oph_rows(
-        hashes, indices, indptr, probe_table, probing_bins, attempts, bounds,
-        sparse_bins, coefficients, b_bits, offsets, codes,
-    )
-
-
-@kernel
-def _oph_rows(
-    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    coefficients, b_bits, offsets, out,
-):
-    """The loop of :func:`_oph_positions` (``b_bits < 0``) and :func:`_oph_codes`."""
     n_bins = probe_table.shape[1]
     n_bins_64 = np.uint64(n_bins)
     # (hash, offset in the row) packed in one uint64: its minimum is the
@@ -162,7 +135,7 @@ def _oph_rows(
 
 @kernel(inline="always")
 def _write_codes(best, source, row_indices, coefficients, b_bits, offsets, out_row):
-    """One row of :func:`_oph_codes` or :func:`_fss_codes`: the column of every bin."""
+    """One row of the codes of :func:`_oph_rows` or :func:`_fss_rows`: the column of every bin."""
     if b_bits == 0:
         for j in range(out_row.size):
             location = np.uint64(row_indices[best[source[j]] & _LOW32])
@@ -375,44 +348,37 @@ def _mix64(z):
     return z ^ (z >> _U31)
 
 
+def fss_work_arrays(indptr, n_bins):
+    """The work arrays of :func:`_fss_rows` (allocated by the caller: each
+    allocation in a kernel is one more compilation at first use): a row's
+    keys, candidates and bins (scratch of :func:`_sketch_row`), 1 while a
+    bin is empty, the packed element of each bin, ``_EMPTY`` while it is
+    empty, and each bin as its own source (:func:`_write_codes`)."""
+    longest = int(np.max(np.diff(indptr), initial=0))
+    return (
+        np.empty(longest, dtype=np.uint64), np.empty(longest, dtype=np.int64),
+        np.empty(longest, dtype=np.uint32), np.ones(n_bins, dtype=np.uint8),
+        np.full(n_bins, _EMPTY, dtype=np.uint64), np.arange(n_bins, dtype=np.uint32),
+    )
+
+
 @kernel
-def _fss_positions(indices, indptr, seeds, out):
-    """The fast similarity sketch of every nonempty row, as positions.
+def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out,
+              keys, candidates, bins, empty, best, own_bin):
+    """The fast similarity sketch of every nonempty row, as positions or codes.
 
     ``indices`` holds the entries from position ``indptr[0]`` on; row ``r``
     is ``indices[indptr[r] - indptr[0] : indptr[r + 1] - indptr[0]]``. The
     next row of ``out`` (shape ``(n_nonempty_rows, k)``) gets, for every
-    bin, the position (counted like ``indptr``) of the bin's element.
+    bin, the position (counted like ``indptr``) of the bin's element
+    (``b_bits < 0``), or its output column at once, as :func:`_oph_rows`
+    writes it (:func:`_write_codes`). The arrays after ``out`` are
+    :func:`fss_work_arrays`; the packed element of a bin is the high half
+    of its hash and its offset in the row, in one word whose minimum is the
+    bin's element.
     """
-    no_codes = np.empty((0, 2), dtype=np.uint64)
-    _fss_rows(indices, indptr, seeds, no_codes, -1, no_codes[:, 0], out)
-
-
-@kernel
-def _fss_codes(indices, indptr, seeds, coefficients, b_bits, offsets, codes):
-    """:func:`_fss_positions` writing each bin's output column at once.
-
-    The columns are those of :func:`_oph_codes` (:func:`_write_codes`).
-    """
-    _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, codes)
-
-
-@kernel
-def _fss_rows(indices, indptr, seeds, coefficients, b_bits, offsets, out):
-    """The loop of :func:`_fss_positions` (``b_bits < 0``) and :func:`_fss_codes`."""
     n_bins = out.shape[1]
     base = indptr[0]
-    longest = 0
-    for r in range(indptr.size - 1):
-        longest = max(longest, indptr[r + 1] - indptr[r])
-    keys = np.empty(longest, dtype=np.uint64)
-    candidates = np.empty(longest, dtype=np.int64)
-    bins = np.empty(longest, dtype=np.uint32)
-    # 1 while a bin is empty; (high half of the hash, offset in the row)
-    # of its element packed in one word, whose minimum is the bin's element.
-    empty = np.ones(n_bins, dtype=np.uint8)
-    best = np.full(n_bins, _EMPTY, dtype=np.uint64)
-    own_bin = np.arange(n_bins).astype(np.uint32)  # each bin is its own source
     s0, s1 = seeds[0], seeds[1]
     row = 0
     for r in range(indptr.size - 1):
@@ -443,7 +409,7 @@ def _multiplier(s1, round_):
     return _mix64(s1 + np.uint64(round_ + 1) * _GOLDEN_GAMMA) | _ODD
 
 
-@kernel
+@kernel(inline="always")
 def _sketch_row(keys, s1, candidates, bins, empty, best):
     """Fill ``best`` with the packed hash and offset of each bin's element.
 

@@ -119,6 +119,10 @@ class OneHotCodesMap(SketchMap):
     def fitted_attributes(self):
         return {"n_output_features_": self.n_output}
 
+    def output_bytes_per_row(self, dtype):
+        # k entries, each a value and an index (int64 at most).
+        return self.n_components * (np.dtype(dtype).itemsize + 8)
+
     def output_indptr(self, X):
         # Every nonempty row has exactly k nonzeros, so the output is
         # allocated before hashing and the chunks' pieces copied into it.

@@ -49,6 +49,7 @@ from ..utils._hashing import (
     mix64,
     polynomial_hash,
 )
+from ..utils._scratch import empty
 from ..utils._validation import kernel_array
 
 # Largest number of stored entries hashed at once: the hash values of a
@@ -89,7 +90,7 @@ def nnz_chunks(indptr, max_nnz=MAX_CHUNK_NNZ, max_rows=None):
         start = stop
 
 
-def minwise_positions(indices, indptr, hash_coefficients, out=None):
+def minwise_positions(indices, indptr, hash_coefficients, out=None, scratch=None):
     """Position of each row's minimum under each of ``k`` independent hashes.
 
     Parameters
@@ -102,6 +103,8 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
         From :func:`draw_multiply_shift`.
     out : ndarray of shape (n_nonempty_rows, k), default=None
         Integer array for the positions (int64 if None).
+    scratch : ScratchBuffers, default=None
+        Buffers for the hash values (``utils._scratch``); None: fresh ones.
 
     Returns
     -------
@@ -120,7 +123,9 @@ def minwise_positions(indices, indptr, hash_coefficients, out=None):
     # Hash values of a block of hashes at a time, about MAX_CHUNK_NNZ of them.
     block = max(1, min(n_hashes, MAX_CHUNK_NNZ // max(indices.size, 1)))
     for first in range(0, n_hashes, block):
-        hashes = minwise_hashes(hash_coefficients[first : first + block], indices)
+        coefficients = hash_coefficients[first : first + block]
+        hashes = empty(scratch, "hashes", (coefficients.shape[0], indices.size), np.uint32)
+        minwise_hashes(coefficients, indices, out=hashes)
         _minwise_positions(hashes, indptr, first, out)
     return out
 
@@ -144,11 +149,25 @@ def oph_positions(indices, indptr, hash_coefficients, tables, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._minwise_kernels import _oph_positions
-
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     # Within a bin the order is the hash order, ties to the first entry.
-    return _run_binned(_oph_positions, (hashes,), indptr, tables, out)
+    return _run_binned(_oph_positions_kernel, (hashes,), indptr, tables, out)
+
+
+def _oph_positions_kernel(hashes, indptr, *tables_and_out):
+    """``_oph_rows`` writing positions (no codes: the one row kernel of both)."""
+    from ._minwise_kernels import _oph_rows
+
+    *tables, sparse_bins, out = tables_and_out
+    _oph_rows(hashes, _NO_INDICES, indptr, *tables, sparse_bins, *_NO_CODES, out)
+
+
+def _oph_codes_kernel(hashes, indices, coefficients, b_bits, offsets, indptr, *tables_and_out):
+    """``_oph_rows`` writing the output columns."""
+    from ._minwise_kernels import _oph_rows
+
+    *tables, sparse_bins, out = tables_and_out
+    _oph_rows(hashes, indices, indptr, *tables, sparse_bins, coefficients, b_bits, offsets, out)
 
 
 def fss_positions(indices, indptr, seeds, n_bins, out=None):
@@ -179,17 +198,26 @@ def fss_positions(indices, indptr, seeds, n_bins, out=None):
     positions : ndarray of shape (n_nonempty_rows, k)
         Counted like ``indptr``.
     """
-    from ._minwise_kernels import _fss_positions
+    from ._minwise_kernels import _fss_rows, fss_work_arrays
 
     _check_fss_rows(indptr)
     if out is None:
         out = np.empty((np.count_nonzero(np.diff(indptr)), n_bins), dtype=np.int64)
     if out.shape[0]:
-        _fss_positions(
+        _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
-            kernel_array(seeds, np.uint64), out,
+            kernel_array(seeds, np.uint64), *_NO_CODES, out,
+            *fss_work_arrays(indptr, n_bins),
         )
     return out
+
+
+# The code arguments of the row kernels where they write positions: no
+# coefficients, b_bits < 0 and no offsets (arrays of the codes' types, so
+# that positions and codes take one compile).
+_NO_CODES = (np.empty((0, 2), dtype=np.uint64), -1, np.empty(0, dtype=np.uint64))
+# The locations _oph_rows reads for codes only (int32, the usual indices).
+_NO_INDICES = np.empty(0, dtype=np.int32)
 
 
 def _check_fss_rows(indptr):
@@ -206,14 +234,15 @@ def fss_codes(indices, indptr, seeds, code_coefficients, b_bits, n_keys, offsets
     for one-permutation hashing (same parameters, ``seeds`` as in
     :func:`fss_positions`). Only where :func:`codes_in_one_pass`.
     """
-    from ._minwise_kernels import _fss_codes
+    from ._minwise_kernels import _fss_rows, fss_work_arrays
 
     _check_fss_rows(indptr)
     code_arrays = _one_pass_code_arrays(code_coefficients, b_bits, n_keys, offsets)
     if out.shape[0]:
-        _fss_codes(
+        _fss_rows(
             kernel_array(indices), kernel_array(indptr, np.int64),
             kernel_array(seeds, np.uint64), *code_arrays, out,
+            *fss_work_arrays(indptr, out.shape[1]),
         )
     return out
 
@@ -269,8 +298,6 @@ def oph_codes(
     -------
     out : ndarray of shape (n_nonempty_rows, k)
     """
-    from ._minwise_kernels import _oph_codes
-
     coefficients, b_bits, offsets = _one_pass_code_arrays(
         code_coefficients, b_bits, n_keys, offsets
     )
@@ -278,7 +305,7 @@ def oph_codes(
         return out
     hashes = minwise_hashes(hash_coefficients[None], indices)[0]
     arrays = (hashes, np.ascontiguousarray(indices), coefficients, b_bits, offsets)
-    return _run_binned(_oph_codes, arrays, indptr, tables, out)
+    return _run_binned(_oph_codes_kernel, arrays, indptr, tables, out)
 
 
 def binned_positions(bin_hashes, order, indptr, tables, out=None):

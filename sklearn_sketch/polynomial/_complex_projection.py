@@ -159,11 +159,8 @@ class ComplexProjectionMap(PolynomialMap):
         )
         self.coordinates_ = self.hash_down_ = None
         if self.projection == "srht":
-            self.coordinates_ = np.stack(
-                [
-                    block_coordinates(random_state, self.n_complex, self.hadamard_size_)
-                    for _ in range(self.degree)
-                ]
+            self.coordinates_ = block_coordinates(
+                random_state, self.n_complex, self.hadamard_size_, self.degree
             )
             if self.hashed:
                 self.hash_down_ = draw_hash_down(random_state, self.degree)
@@ -179,9 +176,13 @@ class ComplexProjectionMap(PolynomialMap):
         return 6 * m * itemsize
 
     def prepare(self, X, n_jobs=1, n_chunks=1):
-        dtype = X.dtype
         if self.projection == "rademacher":
             return None
+        dtype = np.dtype(X.dtype)
+        return self.prepared(("signs", dtype), lambda: self._block_signs(dtype))
+
+    def _block_signs(self, dtype):
+        """The complex block signs of every degree ("srht")."""
         n_keys = self.hadamard_size_  # a hashed-down input fills its width
         if self.hash_down_ is None:
             n_keys = n_augmented_features(self.n_features, self.coef0)

@@ -55,15 +55,26 @@ class CountSketchProductMap(PolynomialMap):
 
     def prepare(self, X, n_jobs=1, n_chunks=1):
         dtype = np.dtype(X.dtype)
+        # The hashes of every feature are tabulated (once per dtype) unless
+        # the input is sparse with fewer stored entries than features; then
+        # the kernel hashes each stored entry (O(nnz), whatever n_features is).
+        tabulate = not sp.issparse(X) or X.nnz >= self.n_features
+        tables = self.prepared(
+            ("hashes", dtype, tabulate), lambda: self._hash_tables(dtype, tabulate)
+        )
+        # Count sketches are built in a scratch buffer reused across degrees
+        # and chunks: it stays in cache, and each output row is written once.
+        # One buffer per thread when chunks run in parallel (n_jobs).
+        return dict(tables, scratch=threading.local())
+
+    def _hash_tables(self, dtype, tabulate):
+        """The scales, the feature hashes (if ``tabulate``) and the constant's."""
         n_features = self.n_features
         # The signs carry the factor sqrt(gamma), so that sketching
         # sqrt(gamma) x costs nothing more than sketching x.
         scales = np.full(self.degree, np.sqrt(self.gamma), dtype=dtype)
-        # The hashes of every feature are tabulated once per call unless the
-        # input is sparse with fewer stored entries than features; then the
-        # kernel hashes each stored entry (O(nnz), whatever n_features is).
         feature_hashes = None
-        if not sp.issparse(X) or X.nnz >= n_features:
+        if tabulate:
             feature_hashes = self.feature_hashes(np.arange(n_features), dtype, scales[0])
         # The constant coordinate sqrt(coef0) is feature number n_features.
         constants = None
@@ -72,15 +83,7 @@ class CountSketchProductMap(PolynomialMap):
                 np.array([n_features]), dtype, np.sqrt(self.coef0)
             )
             constants = (buckets[:, 0], signs[:, 0])
-        # Count sketches are built in a scratch buffer reused across degrees
-        # and chunks: it stays in cache, and each output row is written once.
-        # One buffer per thread when chunks run in parallel (n_jobs).
-        return dict(
-            scales=scales,
-            feature_hashes=feature_hashes,
-            constants=constants,
-            scratch=threading.local(),
-        )
+        return dict(scales=scales, feature_hashes=feature_hashes, constants=constants)
 
     def transform_chunk(self, X_chunk, out, state):
         constants = state["constants"]

@@ -193,7 +193,7 @@ def srht_inputs_array(X, gamma, tables, n_sketches, width, xp):
     )
 
 
-def block_coordinates(random_state, n_samples, block_size):
+def block_coordinates(random_state, n_samples, block_size, n_sketches=None):
     """Hadamard coordinates sampled without replacement within blocks.
 
     Sample ``r`` reads coordinate ``perm_b[r mod block_size]`` of block
@@ -201,16 +201,22 @@ def block_coordinates(random_state, n_samples, block_size):
     the samples of one block are distinct, which lowers the variance (with
     a whole block and degree 1 the estimate is exact, since ``H^T H = d I``).
 
+    With ``n_sketches``, the coordinates of that many sketches, drawn at
+    once: the numbers of as many calls in a row (one draw, whatever the
+    degree, instead of a call per degree).
+
     Returns
     -------
-    coordinates : ndarray of shape (n_samples,), dtype intp
+    coordinates : ndarray of shape (n_samples,) or (n_sketches, n_samples), dtype intp
         Flat indices into the ``(n_blocks, block_size)`` array of transformed
         blocks.
     """
     n_blocks = -(-n_samples // block_size)
-    permutations = np.argsort(random_state.rand(n_blocks, block_size), axis=1)
+    shape = (1 if n_sketches is None else n_sketches, n_blocks, block_size)
+    permutations = np.argsort(random_state.rand(*shape), axis=2)
     flat = permutations + block_size * np.arange(n_blocks)[:, None]
-    return flat.ravel()[:n_samples].astype(np.intp)
+    coordinates = flat.reshape(shape[0], -1)[:, :n_samples].astype(np.intp)
+    return coordinates[0] if n_sketches is None else coordinates
 
 
 def block_signs(coefficients, n_blocks, block_size, n_keys, dtype, complex_signs=False):

@@ -10,6 +10,8 @@ same parameters.
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.extmath import row_norms
 
 from .._map import SketchMap, host_dtype
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, all_finite, positive_int
@@ -54,6 +56,40 @@ class PolynomialMap(SketchMap):
 
     def fitted_attributes(self):
         return {name: getattr(self, name) for name in self.fitted_names}
+
+    def check_input(self, X):
+        """Refuse at once rows whose features exceed the range of their dtype.
+
+        The features of a row estimate ``K(x, x) = (gamma |x|^2 + coef0) **
+        degree`` as their squared norm: where its square root is beyond the
+        dtype's range, they cannot be computed. Refused before the work of
+        every degree (a large degree would otherwise work for minutes before
+        the overflow of :meth:`check_chunk`). A cheap bound from the largest
+        value first; the row norms only where the bound does not decide.
+        """
+        values = X.data if sp.issparse(X) else X
+        if values.size == 0:
+            return
+        peak = np.float64(max(abs(values.max()), abs(values.min())))
+        # Non-finite input is named by the chunks' checks; a zero one is fine.
+        if not np.isfinite(peak) or peak == 0:
+            return
+        limit = np.log(np.finfo(X.dtype).max)
+        log_peak = 2 * np.log(peak)
+        if self._log_feature_norm(np.log(X.shape[1]) + log_peak) <= limit:
+            return
+        # Norms of the rows scaled by their largest value, which cannot overflow.
+        scaled = row_norms(X.astype(np.float64) / peak, squared=True).max()
+        if self._log_feature_norm(log_peak + np.log(scaled)) > limit:
+            raise self._overflow(X.dtype)
+
+    def _log_feature_norm(self, log_squared_norm):
+        """``log((gamma |x|^2 + coef0) ** (degree / 2))`` from ``log |x|^2``."""
+        with np.errstate(divide="ignore"):
+            log_kernel = np.log(self.gamma) + log_squared_norm
+            if self.coef0:
+                log_kernel = np.logaddexp(log_kernel, np.log(self.coef0))
+        return 0.5 * self.degree * log_kernel
 
     def check_chunk(self, X_chunk, out):
         # With assume_finite=True the input was not checked: a NaN or an

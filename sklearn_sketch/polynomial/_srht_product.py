@@ -59,11 +59,8 @@ class SRHTProductMap(PolynomialMap):
         self.sign_hashes_ = draw_polynomial_hashes(
             random_state, self.degree, SIGN_HASH_INDEPENDENCE
         )
-        self.coordinates_ = np.stack(
-            [
-                block_coordinates(random_state, self.n_components, self.hadamard_size_)
-                for _ in range(self.degree)
-            ]
+        self.coordinates_ = block_coordinates(
+            random_state, self.n_components, self.hadamard_size_, self.degree
         )
         self.hash_down_ = None
         if self.hashed:
@@ -75,12 +72,16 @@ class SRHTProductMap(PolynomialMap):
         return (d * (n_blocks + 1) + 2 * self.n_components) * np.dtype(dtype).itemsize
 
     def prepare(self, X, n_jobs=1, n_chunks=1):
-        """The block signs of every degree."""
+        """The block signs of every degree (made once per dtype)."""
+        dtype = np.dtype(X.dtype)
+        return self.prepared(("signs", dtype), lambda: self._block_signs(dtype))
+
+    def _block_signs(self, dtype):
         n_keys = self.hadamard_size_  # a hashed-down input fills its width
         if self.hash_down_ is None:
             n_keys = n_augmented_features(self.n_features, self.coef0)
         return [
-            block_signs(self.sign_hashes_[j], self.n_blocks, self.hadamard_size_, n_keys, X.dtype)
+            block_signs(self.sign_hashes_[j], self.n_blocks, self.hadamard_size_, n_keys, dtype)
             for j in range(self.degree)
         ]
 

@@ -165,16 +165,24 @@ class TreeMap(PolynomialMap):
     # -- transform -------------------------------------------------------
 
     def prepare(self, X, n_jobs=1, n_chunks=1):
-        dtype = X.dtype
+        """The hashes (or block signs) of every node input, made once per dtype.
+
+        For "tensorsketch" the hashes of every leaf key are tabulated
+        unless the leaves are wide and the input sparse with fewer stored
+        entries than features; then the kernel hashes each stored entry
+        (O(nnz), whatever n_features is).
+        """
+        dtype = np.dtype(X.dtype)
+        tabulate = self.base == "tensorsketch" and (
+            not self._wide_leaves() or not sp.issparse(X) or X.nnz >= self.n_features
+        )
+        return self.prepared(
+            ("inputs", dtype, tabulate), lambda: self._node_inputs(dtype, tabulate)
+        )
+
+    def _node_inputs(self, dtype, tabulate):
         n_inputs = self.sign_hashes_.shape[0]
         if self.base == "tensorsketch":
-            # The hashes of every leaf key are tabulated once per call unless
-            # the leaves are wide and the input sparse with fewer stored
-            # entries than features; then the kernel hashes each stored entry
-            # (O(nnz), whatever n_features is).
-            tabulate = (
-                not self._wide_leaves() or not sp.issparse(X) or X.nnz >= self.n_features
-            )
             leaves = [self._leaf_hashes(t, tabulate, dtype) for t in range(self.n_leaves_)]
             # Indexed by node input: a pair's entry at its first leaf.
             level_one = [None] * self.n_leaves_

@@ -310,8 +310,10 @@ class FourierFeatureMap(SketchMap):
     """``sqrt(2 / D) [cos(W x), sin(W x)]`` with ORF, SORF or Fastfood frequencies ``W``.
 
     SORF's and Fastfood's diagonals are O(width) to draw again: the map keeps
-    the generator's state before their draw (a few KiB), not the diagonals,
-    and draws them again for each ``transform`` call.
+    a seed drawn from the estimator's generator (so that every fit, and
+    every sampler sharing one generator, gets diagonals of its own), not the
+    diagonals, and draws them again from it when a process first needs them
+    (they are then kept in memory, not pickled).
     """
 
     def __init__(self, n_features, n_components, gamma, method):
@@ -331,8 +333,9 @@ class FourierFeatureMap(SketchMap):
         return -(-self.n_frequencies // self.width)
 
     def state_bytes(self, dtype):
-        # The frequencies and their per-call copy in the input dtype; SORF's
-        # and Fastfood's are drawn again in each transform call, not kept.
+        # The frequencies and their copy in the input dtype; SORF's and
+        # Fastfood's diagonals, drawn again from their seed at the first
+        # transform (in each dtype), then kept.
         if self.method == "orf":
             return 16 * self.width * self.n_frequencies
         return 48 * self.n_blocks() * self.width
@@ -362,7 +365,10 @@ class FourierFeatureMap(SketchMap):
             self.weights = draw_orf(random_state, self.width, self.n_frequencies)
             self.weights *= np.sqrt(2.0 * self.gamma_)
         else:
-            self.diagonals_draw = random_state.get_state()
+            # A seed drawn from the generator, which it advances: two fits
+            # sharing one generator, or the global one (random_state=None),
+            # get different diagonals.
+            self.diagonals_seed = int(random_state.randint(np.iinfo(np.int32).max))
 
     def fitted_attributes(self):
         attributes = dict(
@@ -375,10 +381,9 @@ class FourierFeatureMap(SketchMap):
 
     def diagonals(self):
         """SORF's ``(signs, scales)`` or Fastfood's ``(signs, permutations,
-        gaussian, scales)``, drawn again from the state saved by ``draw``, the
-        same numbers as then, ``sqrt(2 gamma_)`` included in the scales."""
-        random_state = np.random.RandomState()
-        random_state.set_state(self.diagonals_draw)
+        gaussian, scales)``, drawn from the seed drawn by ``draw``, the same
+        numbers every time, ``sqrt(2 gamma_)`` included in the scales."""
+        random_state = np.random.RandomState(self.diagonals_seed)
         draw_diagonals = draw_sorf if self.method == "sorf" else draw_fastfood
         *diagonals, scales = draw_diagonals(random_state, self.width, self.n_blocks())
         scales *= np.sqrt(2.0 * self.gamma_)
@@ -388,10 +393,17 @@ class FourierFeatureMap(SketchMap):
         return self.host_state(X.dtype)
 
     def host_state(self, dtype):
-        """The frequencies (ORF) or diagonals in ``dtype`` (integers kept), checked finite."""
+        """The frequencies (ORF) or diagonals in ``dtype`` (integers kept), checked finite.
+
+        Made at the first call for each dtype, then kept (see ``prepared``).
+        """
+        dtype = np.dtype(dtype)
+        return self.prepared(("host", dtype), lambda: self._host_state(dtype))
+
+    def _host_state(self, dtype):
         with np.errstate(over="ignore"):
             if self.method == "orf":
-                state = (self.weights.astype(dtype),)
+                state = (self.weights.astype(dtype, copy=False),)
             else:
                 state = tuple(
                     part if part.dtype == np.intp else part.astype(dtype)

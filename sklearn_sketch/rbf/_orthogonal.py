@@ -110,10 +110,10 @@ class OrthogonalRBFSampler(BaseSketch):
         included, with ``n_frequencies = (n_components + 1) // 2``.
 
     The structured diagonals below (``signs_``, ``permutations_``,
-    ``gaussian_``, ``scales_``) are not stored: each access, and each
-    ``transform`` call, draws them again from the generator's state saved at
-    ``fit``, the same numbers every time, so that the fitted state stays a
-    few KiB whatever the input width.
+    ``gaussian_``, ``scales_``) are not stored: each access draws them again
+    from a seed drawn from ``random_state`` at ``fit``, the same numbers
+    every time, so that the fitted state stays a few bytes whatever the
+    input width.
 
     signs_ : ndarray of dtype int8
         ``method="sorf"``: the diagonals ``D1, D2, D3`` of every block, of

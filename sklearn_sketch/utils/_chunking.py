@@ -42,6 +42,9 @@ KERNEL_CHUNK_MIB = 64
 # blocks of features, all k columns): X @ R is a sum over groups of feature
 # blocks of this size, each multiplied while its rows are still in cache.
 PROJECTION_BLOCK_BYTES = 8 * 2**20
+# Scratch buffers a map keeps across its transform calls, per task running
+# at once (utils._scratch): larger temporaries are allocated for their task.
+SCRATCH_MIB = 64
 # Array API input (a GPU): rows are transformed in chunks whose input and
 # output rows take at most this much. The maps' whole-array operations hold a
 # few temporaries the size of a chunk's input or output; chunks this large
@@ -376,7 +379,7 @@ def _physical_memory_bytes():
         return None
 
 
-def check_allocation(n_bytes, what):
+def check_allocation(n_bytes, what, remedy="Reduce n_components or the other size parameters"):
     """Refuse, before allocating it, a block larger than the machine's memory.
 
     An impossible size (say ``n_components=10**9``) must fail at once with
@@ -389,6 +392,8 @@ def check_allocation(n_bytes, what):
     what : str
         What the block is, for the message (for example "the output of
         transform (5 x 1000000000 float64)").
+    remedy : str, default="Reduce n_components or the other size parameters"
+        What the user can do, as a sentence without its final period.
 
     Raises
     ------
@@ -399,6 +404,5 @@ def check_allocation(n_bytes, what):
     if limit is not None and n_bytes > limit:
         raise MemoryError(
             f"{what} would need {n_bytes / 2**30:.1f} GiB, more than this "
-            f"machine's {limit / 2**30:.1f} GiB of memory. Reduce n_components "
-            "or the other size parameters."
+            f"machine's {limit / 2**30:.1f} GiB of memory. {remedy}."
         )

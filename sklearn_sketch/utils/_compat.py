@@ -35,12 +35,39 @@ except ImportError:  # pragma: no cover - a SciPy that moved it
         out += _sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns)).toarray()
 
 
+try:
+    # The C++ routine behind ``csr_matrix @ ndarray``: ``Y += A @ X`` into a
+    # given ``Y`` (the product into reused memory; the same sums, bit for bit).
+    from scipy.sparse._sparsetools import csr_matvecs
+except ImportError:  # pragma: no cover - a SciPy that moved it
+    import scipy.sparse as _sp
+
+    def csr_matvecs(n_rows, n_columns, n_vectors, indptr, indices, data, X, Y):
+        """Add the product of the CSR matrix ``(data, indices, indptr)`` and ``X`` into ``Y``."""
+        A = _sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))
+        Y += (A @ X.reshape(n_columns, n_vectors)).ravel()
+
+
+try:
+    # The C++ routine behind ``csr_matrix.tocsc``, into given arrays.
+    from scipy.sparse._sparsetools import csr_tocsc
+except ImportError:  # pragma: no cover - a SciPy that moved it
+    import scipy.sparse as _sp
+
+    def csr_tocsc(n_rows, n_columns, indptr, indices, data, out_indptr, out_indices, out_data):
+        """The CSC arrays of the CSR matrix ``(data, indices, indptr)``, into the outputs."""
+        A = _sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns)).tocsc()
+        out_indptr[...], out_indices[...], out_data[...] = A.indptr, A.indices, A.data
+
+
 __all__ = [
     "Interval",
     "StrOptions",
     "_check_feature_names_in",
     "_convert_to_numpy",
     "_fit_context",
+    "csr_matvecs",
+    "csr_tocsc",
     "csr_todense",
     "get_namespace_and_device",
 ]

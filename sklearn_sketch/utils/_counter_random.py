@@ -46,6 +46,7 @@ imported from there; the Philox bits come from NumPy.
 import numpy as np
 
 from ._hashing import splitmix64
+from ._scratch import empty
 
 _SIGNS_OF_BYTE = 1 - 2 * np.unpackbits(
     np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
@@ -62,7 +63,7 @@ def _words(seed, features, first_word, n_words, words_per_feature):
     return splitmix64(seed, counters)
 
 
-def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
+def gaussian_rows(seed, features, n_columns, dtype, any_order=False, scratch=None):
     """Rows ``features`` of a Gaussian matrix, generated for those rows only.
 
     Parameters
@@ -78,6 +79,10 @@ def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
     any_order : bool, default=False
         Return the rows in the order they are computed, and where each
         feature's row is (saves a copy of the rows).
+    scratch : ScratchBuffers, default=None
+        Where the rows and their temporaries go (``utils._scratch``; the
+        rows are then overwritten by the next call with the same buffers);
+        None: fresh arrays.
 
     Returns
     -------
@@ -102,8 +107,8 @@ def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
     n_cosine = features.size - int(np.count_nonzero(is_sine))
     destinations = np.cumsum(~is_sine) - 1
     destinations[is_sine] = n_cosine + np.arange(features.size - n_cosine)
-    radius = np.empty((features.size, n_columns), dtype=np.float32)
-    angle = np.empty_like(radius)
+    radius = empty(scratch, "radius", (features.size, n_columns), np.float32)
+    angle = empty(scratch, "angle", (features.size, n_columns), np.float32)
     # Rows r and r + FEATURE_BLOCK / 2 of a block read the same words: listed
     # next to each other, the kernel computes them once.
     word_rows = features - in_block + in_block % half
@@ -123,7 +128,9 @@ def gaussian_rows(seed, features, n_columns, dtype, any_order=False):
     np.sin(angle[n_cosine:], out=angle[n_cosine:])
     angle *= radius
     if np.dtype(dtype) != np.float32:
-        angle = angle.astype(dtype)
+        rows = empty(scratch, "rows", angle.shape, dtype)
+        np.copyto(rows, angle)
+        angle = rows
     if any_order:
         return angle, destinations
     if is_sine[:n_cosine].any():
@@ -188,9 +195,9 @@ def hashed_gaussian_block(seed, features, n_columns, n_buckets, group_columns, d
     return np.hstack(columns)
 
 
-def rademacher_rows(seed, features, n_columns, dtype, any_order=False):
+def rademacher_rows(seed, features, n_columns, dtype, any_order=False, scratch=None):
     """Rows ``features`` of a random +-1 matrix; as :func:`gaussian_rows`."""
-    rows = rademacher_block(seed, features, 0, n_columns, n_columns, dtype)
+    rows = rademacher_block(seed, features, 0, n_columns, n_columns, dtype, scratch)
     return (rows, np.arange(rows.shape[0])) if any_order else rows
 
 
@@ -199,17 +206,25 @@ def gaussian_block(seed, features, start, stop, n_columns, dtype):
     return gaussian_rows(seed, features, n_columns, dtype)[:, start:stop]
 
 
-def rademacher_block(seed, features, start, stop, n_columns, dtype):
+def rademacher_block(seed, features, start, stop, n_columns, dtype, scratch=None):
     """Rows ``features`` and columns ``start:stop`` of a random +-1 matrix.
 
-    ``start`` must be a multiple of 64. Arguments as in :func:`gaussian_block`.
+    ``start`` must be a multiple of 64. Arguments as in :func:`gaussian_block`
+    (and ``scratch`` as in :func:`gaussian_rows`).
     """
     words_per_feature = (n_columns + 63) // 64
     first, last = start // 64, (stop + 63) // 64
     words = _words(seed, features, first, last - first, words_per_feature)
     # Byte by byte through a table of the 8 signs of each byte value (bit 0
     # first): one gather writes the output.
-    signs = _SIGNS_OF_BYTE.astype(dtype, copy=False).take(words.view(np.uint8), axis=0)
+    # (The bytes as intp indices first, into the scratch: take would make
+    # that copy itself; mode="clip": they are valid, "raise" would buffer.)
+    codes = empty(scratch, "sign_codes", words.shape + (8,), np.intp)
+    np.copyto(codes, words.view(np.uint8).reshape(codes.shape))
+    signs = empty(scratch, "signs", codes.shape + (8,), dtype)
+    _SIGNS_OF_BYTE.astype(dtype, copy=False).take(codes, axis=0, out=signs, mode="clip")
     # An explicit width: with no features, -1 cannot be inferred.
     signs = signs.reshape(words.shape[0], 64 * words.shape[1])
+    if signs.shape[1] == stop - start:
+        return signs
     return np.ascontiguousarray(signs[:, : stop - start])

@@ -89,8 +89,12 @@ def _box_muller_inputs(key0, key1, blocks, first_words, destinations, radius, an
         if i and blocks[i] == blocks[i - 1] and first_words[i] == first_words[i - 1]:
             # The same words as the row before (a cosine row and its sine
             # row, listed next to each other): copied, not computed again.
-            radius[destinations[i]] = radius[destinations[i - 1]]
-            angle[destinations[i]] = angle[destinations[i - 1]]
+            # (Value by value: an array assigned to a row compiles numba's
+            # formatting of its shape error, seconds of first use.)
+            source, destination = destinations[i - 1], destinations[i]
+            for j in range(n_words):
+                radius[destination, j] = radius[source, j]
+                angle[destination, j] = angle[source, j]
         else:
             _write_row(
                 key0, key1, np.uint64(blocks[i]), np.int64(first_words[i]),

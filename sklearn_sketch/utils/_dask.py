@@ -113,8 +113,7 @@ def _transform_dataframe(estimator, X):
             f"X has {len(X.columns)} features, but {name} is expecting "
             f"{estimator.n_features_in_} features as input."
         )
-    dtypes = {np.dtype(dtype) for dtype in X.dtypes}
-    dtype = _output_dtype(dtypes.pop() if len(dtypes) == 1 else np.float64)
+    dtype = _output_dtype(_frame_values_dtype(X))
     if _sparse_output(estimator):
         import dask.array as da
 
@@ -133,6 +132,31 @@ def _transform_dataframe(estimator, X):
     return X.map_partitions(
         _transform_partition, estimator, columns, meta=meta, align_dataframes=False
     )
+
+
+def _frame_values_dtype(X):
+    """The dtype of the values the in-memory input rules make of the dask DataFrame ``X``.
+
+    Read on an empty pandas frame of ``X``'s column dtypes, by scikit-learn's
+    own conversion (as ``validate_features`` converts each partition), so
+    that pandas extension dtypes (nullable ``Float64``, ``Int64``, pyarrow,
+    ``category``) get the dtype they get in memory. A frame that cannot be
+    converted fails at ``compute``, in the partitions' ``transform``, with
+    the error the in-memory frame gets.
+    """
+    import pandas as pd
+    from sklearn.utils.validation import check_array
+
+    from ._validation import FLOAT_DTYPES
+
+    empty = pd.DataFrame({i: pd.Series([], dtype=dtype) for i, dtype in enumerate(X.dtypes)})
+    try:
+        values = check_array(
+            empty, dtype=FLOAT_DTYPES, ensure_min_samples=0, ensure_all_finite=False
+        )
+    except (TypeError, ValueError):
+        return np.dtype(np.float64)
+    return values.dtype
 
 
 def _delayed_transform(part, estimator):

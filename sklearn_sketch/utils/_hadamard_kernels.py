@@ -178,7 +178,7 @@ def _radix2_pass(buf, stride):
             _radix2_vectors(buf, t, stride)
 
 
-@kernel(inline="always")
+@kernel
 def _transform_group(buf):
     """The transform of the ``_ROWS`` interleaved rows of ``buf``, in place:
     row level ``half`` is buffer stride ``half * _ROWS``."""
@@ -197,7 +197,11 @@ def _padded_group(rows, first, n_rows):
     if first + _ROWS <= n_rows:
         return rows[first : first + _ROWS]
     group = np.zeros((_ROWS, rows.shape[1]), dtype=rows.dtype)
-    group[: n_rows - first] = rows[first:n_rows]
+    # Value by value: an array assigned to a slice compiles numba's
+    # formatting of its shape error, seconds of first use.
+    for k in range(n_rows - first):
+        for j in range(rows.shape[1]):
+            group[k, j] = rows[first + k, j]
     return group
 
 
@@ -259,7 +263,7 @@ def _store_scaled(buf, scales, out, first, n_rows, column, start, stop):
             row[column + j] = buf[j * _ROWS + k] * scales[j]
 
 
-@kernel(inline="always")
+@kernel
 def _store_features(buf, scales, out, first, n_rows, offset, n_pairs):
     """The scaled block of projections ``offset .. offset + width`` in the
     layout of the features: projection ``c`` goes to column ``c`` of ``out``

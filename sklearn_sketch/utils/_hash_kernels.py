@@ -13,7 +13,7 @@ densification, the minima of ``k`` minwise hashes, in
 arrays computed here (the hash values of a chunk's entries), because a
 kernel calls jitted functions of its own module only: numba decides whether
 a cached compile is stale from the caller's file alone. One exception: the
-32-bit-word b-bit code of :func:`_bbit_code` is also written out in
+32-bit-word b-bit code of :func:`_code_row_32` is also written out in
 ``minwise._minwise_kernels._write_codes``, where one-permutation hashing writes
 its output's columns in the same pass as the bin minima (no array computed
 here can stand for a code that depends on the bin and on the location the
@@ -59,23 +59,6 @@ def _fmix32(key):
 def _multiply_add_shift(a, b, key):
     """The high 32 bits of ``a * key + b mod 2**64`` (uint64)."""
     return (a * key + b) >> _U32
-
-
-@kernel(inline="always")
-def _bbit_code(a, b, location, b_bits, word, fold):
-    """b-bit code of a location: multiply-add-shift on a 32- or 64-bit word.
-
-    With ``word == 32`` the low halves of ``a, b`` hash the location in
-    32-bit arithmetic; otherwise the 64-bit word, the location being
-    ``fmix32``-folded to 32 bits first when ``fold`` is set or it has more
-    than 32 bits.
-    """
-    if word == 32:
-        hashed = ((a & _LOW32) * (location & _LOW32) + (b & _LOW32)) & _LOW32
-        return hashed >> (_U32 - b_bits)
-    if fold or location > _LOW32:
-        location = _fmix32(location)
-    return (a * location + b) >> (_U64 - b_bits)
 
 
 @kernel(inline="always")
@@ -137,18 +120,27 @@ def _polynomial_hash(coefficients, keys, out):
 
 
 @kernel
-def _bbit_codes(coefficients, locations, b_bits, word, fold, offsets, out):
-    """``out[r, j]``: code of ``locations[r, j]`` by hash ``j``, plus ``offsets[j]``.
+def _bbit_codes_32(coefficients, locations, b_bits, offsets, out):
+    """``out[r, j]``: code of ``locations[r, j]`` by hash ``j`` in a 32-bit
+    word, plus ``offsets[j]``.
 
-    ``b_bits = 0`` keeps the location itself (no code).
+    One kernel per word (and per layout of the locations), so that a first
+    use compiles the one it needs only.
     """
     for r in range(locations.shape[0]):
-        _code_row(coefficients, locations[r], b_bits, word, fold, offsets, out[r])
+        _code_row_32(coefficients, locations[r], b_bits, offsets, out[r])
 
 
 @kernel
-def _bbit_codes_at(coefficients, values, positions, b_bits, word, fold, offsets, out):
-    """:func:`_bbit_codes` of the locations ``values[positions[r, j]]``.
+def _bbit_codes_64(coefficients, locations, b_bits, fold, offsets, out):
+    """:func:`_bbit_codes_32` in a 64-bit word (keys folded first where ``fold``)."""
+    for r in range(locations.shape[0]):
+        _code_row_64(coefficients, locations[r], b_bits, fold, offsets, out[r])
+
+
+@kernel
+def _bbit_codes_at_32(coefficients, values, positions, b_bits, offsets, out):
+    """:func:`_bbit_codes_32` of the locations ``values[positions[r, j]]``.
 
     ``out`` may be ``positions``: a row's locations are gathered first.
     """
@@ -156,23 +148,56 @@ def _bbit_codes_at(coefficients, values, positions, b_bits, word, fold, offsets,
     for r in range(positions.shape[0]):
         for j in range(row.size):
             row[j] = values[positions[r, j]]
-        _code_row(coefficients, row, b_bits, word, fold, offsets, out[r])
+        _code_row_32(coefficients, row, b_bits, offsets, out[r])
+
+
+@kernel
+def _bbit_codes_at_64(coefficients, values, positions, b_bits, fold, offsets, out):
+    """:func:`_bbit_codes_64` of the locations ``values[positions[r, j]]`` (see
+    :func:`_bbit_codes_at_32`)."""
+    row = np.empty(positions.shape[1], dtype=np.uint64)
+    for r in range(positions.shape[0]):
+        for j in range(row.size):
+            row[j] = values[positions[r, j]]
+        _code_row_64(coefficients, row, b_bits, fold, offsets, out[r])
+
+
+@kernel
+def _locations_at(values, positions, offsets, out):
+    """``out[r, j] = values[positions[r, j]] + offsets[j]``: the locations
+    themselves (no code). ``out`` may be ``positions``."""
+    for r in range(positions.shape[0]):
+        for j in range(positions.shape[1]):
+            out[r, j] = np.uint64(values[positions[r, j]]) + offsets[j]
 
 
 @kernel(inline="always")
-def _code_row(coefficients, locations, b_bits, word, fold, offsets, out):
-    """One row of :func:`_bbit_codes`, one loop per case (each vectorizes)."""
-    n_bits = np.uint64(b_bits)
-    if b_bits == 0:
-        for j in range(out.size):
-            out[j] = np.uint64(locations[j]) + offsets[j]
-    elif word == 32:
-        for j in range(out.size):
-            a, b = coefficients[j, 0], coefficients[j, 1]
-            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 32, False)
-            out[j] = code + offsets[j]
-    else:
-        for j in range(out.size):
-            a, b = coefficients[j, 0], coefficients[j, 1]
-            code = _bbit_code(a, b, np.uint64(locations[j]), n_bits, 64, fold)
-            out[j] = code + offsets[j]
+def _code_row_32(coefficients, locations, b_bits, offsets, out):
+    """One row of :func:`_bbit_codes_32`, in a loop that vectorizes.
+
+    The code of a location in a 32-bit word: the low halves of the hash's
+    ``a, b`` hash the location's low 32 bits, ``(a * location + b) mod
+    2**32``, whose top ``b_bits`` bits are the code.
+    """
+    shift = _U32 - np.uint64(b_bits)
+    for j in range(out.size):
+        a, b = coefficients[j, 0] & _LOW32, coefficients[j, 1] & _LOW32
+        hashed = (a * (np.uint64(locations[j]) & _LOW32) + b) & _LOW32
+        out[j] = (hashed >> shift) + offsets[j]
+
+
+@kernel(inline="always")
+def _code_row_64(coefficients, locations, b_bits, fold, offsets, out):
+    """One row of :func:`_bbit_codes_64`.
+
+    The code of a location in a 64-bit word: the location, ``fmix32``-folded
+    to 32 bits first when ``fold`` is set or it has more than 32 bits, hashed
+    as ``(a * location + b) mod 2**64``, whose top ``b_bits`` bits are the
+    code.
+    """
+    shift = _U64 - np.uint64(b_bits)
+    for j in range(out.size):
+        location = np.uint64(locations[j])
+        if fold or location > _LOW32:
+            location = _fmix32(location)
+        out[j] = ((coefficients[j, 0] * location + coefficients[j, 1]) >> shift) + offsets[j]

@@ -133,7 +133,8 @@ def polynomial_hash(coefficients, keys):
     keys = np.broadcast_to(keys, shape).reshape(-1)
     values = np.empty(shape, dtype=np.uint64)
     if values.size:
-        table, keys = kernel_array(table, np.uint64), np.ascontiguousarray(keys)
+        # One type of keys to compile for (the keys are below 2**61).
+        table, keys = kernel_array(table, np.uint64), kernel_array(keys, np.uint64)
         _polynomial_hash(table, keys, values.reshape(-1))
     return values
 
@@ -182,7 +183,7 @@ def draw_multiply_shift(random_state, n_hashes):
     return (halves[..., 0] << _U32) | halves[..., 1]
 
 
-def minwise_hashes(coefficients, indices):
+def minwise_hashes(coefficients, indices, out=None):
     """32-bit multiply-add-shift hash values of the ``fmix32`` keys of ``indices``.
 
     Parameters
@@ -191,6 +192,8 @@ def minwise_hashes(coefficients, indices):
         ``(a, b)`` of each hash, from :func:`draw_multiply_shift`.
     indices : ndarray of shape (n,) of non-negative integers
         The coordinates (for example a chunk's column indices).
+    out : ndarray of shape (n_hashes, n), dtype uint32, default=None
+        Where the values go (C-ordered); a new array if None.
 
     Returns
     -------
@@ -200,7 +203,9 @@ def minwise_hashes(coefficients, indices):
     """
     from ._hash_kernels import _minwise_hashes
 
-    values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
+    values = out
+    if values is None:
+        values = np.empty((coefficients.shape[0], indices.size), dtype=np.uint32)
     coefficients = kernel_array(coefficients, np.uint64)
     _minwise_hashes(coefficients, np.ascontiguousarray(indices), values)
     return values
@@ -260,7 +265,9 @@ def bbit_codes(
     -------
     codes : ndarray of shape (n_rows, k), in ``[0, 2**b_bits)`` plus offsets
     """
-    from ._hash_kernels import _bbit_codes, _bbit_codes_at
+    from ._hash_kernels import (
+        _bbit_codes_32, _bbit_codes_64, _bbit_codes_at_32, _bbit_codes_at_64, _locations_at,
+    )
 
     shape = locations.shape if positions is None else positions.shape
     if out is None:
@@ -269,12 +276,25 @@ def bbit_codes(
         offsets = np.zeros(shape[1], dtype=np.uint64)
     word, fold = bbit_word(b_bits, n_keys)
     offsets = np.ascontiguousarray(offsets, dtype=np.uint64)
-    args = (b_bits or 0, word, fold, offsets, out)
-    coefficients = kernel_array(hash_coefficients, np.uint64)
+    if b_bits is None:  # the locations themselves, plus the offsets
+        if positions is not None:
+            _locations_at(locations, np.ascontiguousarray(positions), offsets, out)
+        else:
+            # (The sums index the output: they fit its dtype, as the offsets do.)
+            out[...] = locations
+            out += offsets.astype(out.dtype)
+        return out
+    # A kernel per word, and per layout of the locations.
+    kernel = {
+        (False, 32): _bbit_codes_32, (False, 64): _bbit_codes_64,
+        (True, 32): _bbit_codes_at_32, (True, 64): _bbit_codes_at_64,
+    }[positions is not None, word]
+    arrays = [kernel_array(hash_coefficients, np.uint64)]
     if positions is None:
-        _bbit_codes(coefficients, np.ascontiguousarray(locations), *args)
+        arrays.append(np.ascontiguousarray(locations))
     else:
-        _bbit_codes_at(coefficients, locations, np.ascontiguousarray(positions), *args)
+        arrays += [locations, np.ascontiguousarray(positions)]
+    kernel(*arrays, b_bits, *(() if word == 32 else (fold,)), offsets, out)
     return out
 
 

@@ -3,6 +3,8 @@
 import numpy as np
 import scipy.sparse as sp
 
+from ._scratch import empty
+
 
 def dense_to_csr(X):
     """The nonzeros of a dense 2-D array as a CSR matrix (canonical format).
@@ -43,16 +45,21 @@ def dense_to_csr(X):
     )
 
 
-def gather(values, indices, out=None):
+def gather(values, indices, out=None, scratch=None):
     """``values.take(indices)`` (flat), with the indices converted to intp first.
 
     NumPy's ``take`` converts narrower indices one element at a time, which
     measured slower than one conversion pass followed by the gather. With
     ``out``, the indices are known to be in range (they come from the data
     structure itself), and ``mode="clip"`` lets NumPy write straight to
-    ``out`` instead of through a temporary.
+    ``out`` instead of through a temporary. ``scratch``: buffers for the
+    converted indices (``utils._scratch``); None: a fresh array.
     """
-    indices = np.asarray(indices).astype(np.intp, copy=False)
+    indices = np.asarray(indices)
+    if indices.dtype != np.intp:
+        converted = empty(scratch, "gather_indices", indices.shape, np.intp)
+        np.copyto(converted, indices)
+        indices = converted
     if out is None:
         return values.take(indices)
     return values.take(indices, out=out, mode="clip")
