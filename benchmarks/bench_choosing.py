@@ -1,48 +1,38 @@
 """Error, accuracy and cost of every estimator of a kernel, on real data.
 
-The measurements behind the user guide's "Choosing a sketch" page. For each
-kernel, every estimator that approximates it is fitted at several
-``n_components`` (one seed each unless ``--seeds``) and measured three ways:
+The measurements behind the user guide's "Choosing a sketch" page: each
+estimator of a kernel at several ``n_components`` (``--seeds`` seeds), with
+``gram_error`` (``||Z Z^T - K||_F / ||K||_F`` on the first 1000 test rows),
+``accuracy`` (test accuracy of ``LinearSVC(C=1)`` on the features) and the
+costs ``fit_transform_s`` (fit, transform of the training rows),
+``svc_fit_s`` (the LinearSVC fit) and ``predict_s`` (transform and predict of
+the test rows); anchors: the exact ``SVC(C=1)`` (a precomputed kernel's
+computation counted in its ``svc_fit_s`` and ``predict_s``) and
+``LinearSVC(C=1)`` on the input. ``--family``:
 
-* ``gram_error``: ``||Z Z^T - K||_F / ||K||_F`` on the first 1000 test rows;
-* ``accuracy``: test accuracy of ``LinearSVC(C=1)`` on the features;
-* cost: ``fit_transform_s`` (fit, and transform of the training rows),
-  ``svc_fit_s`` (the LinearSVC fit) and ``predict_s`` (transform and
-  predict of the test rows);
+* ``polynomial``: MNIST rows of unit norm, (<x, y> + c)^p, p = 2, 3, c = 0, 1:
+  the five polynomial sketches, scikit-learn's PolynomialCountSketch; ``rbf``:
+  MNIST pixels, gamma = 1 / (784 Var X): OrthogonalRBFSampler, RBFSampler, Nystroem;
+* ``hashing``: 20 Newsgroups counts, sector tf-idf: MinMaxHasher (codes
+  "full", "0bit"), CoREHasher (core1, core2, resemblance), the exact kernels
+  of ``sklearn_sketch.metrics`` precomputed for the SVC;
+* ``kernel_jl``: NMI of KMeans(10) on KernelJL and Nystroem features and on
+  the input (MNIST, pendigits); fit and transform time of KernelJL against
+  Nystroem at n = 1000..8000; alignment of the top 5 principal components of
+  the features with exact kernel PCA's (3000 MNIST test rows).
 
-beside two anchors: the exact kernel ``SVC(C=1)`` (its kernel computed in
-``fit_transform_s`` where it is precomputed) and ``LinearSVC(C=1)`` on the
-input. Families (``--family``):
+Times: ``time.process_time()`` under ``threadpool_limits(1)``, ``n_jobs=None``,
+CPU seconds of one thread, which other processes' load barely changes. Writes
+``choosing_<family>.csv`` and ``.txt`` (command, machine, versions, date) to
+``--output-dir``. Run::
 
-* ``polynomial``: MNIST, rows of unit norm, :math:`(\\langle x, y\\rangle +
-  c)^p`, p = 2, 3 and c = 0, 1: TensorSketch, TensorSRHT, ComplexToRealSketch,
-  PolynomialTreeSketch, MaclaurinSketch, scikit-learn's PolynomialCountSketch;
-* ``rbf``: MNIST pixels in [0, 1], ``gamma = 1 / (784 Var X)`` (SVC's
-  "scale"): OrthogonalRBFSampler (orf, sorf, fastfood), RBFSampler, Nystroem;
-* ``hashing``: 20 Newsgroups term counts and sector tf-idf (all rows):
-  MinMaxHasher (codes "full", "0bit") for the min-max kernel, CoREHasher
-  (core1, core2, resemblance) for its kernels, with the exact kernels of
-  ``sklearn_sketch.metrics`` precomputed for the SVC;
-* ``kernel_jl``: KMeans(10) on KernelJL features, Nystroem features and the
-  input (NMI on the fitted rows and on held-out rows, MNIST and pendigits);
-  fit and transform time of KernelJL against Nystroem at n = 1000..8000;
-  alignment of the top 5 principal components of the features with exact
-  kernel PCA's (3000 MNIST test rows).
-
-Every time is ``time.process_time()`` under ``threadpool_limits(1)`` with
-``n_jobs=None``: CPU seconds of one thread, which load from other processes
-barely changes. Writes ``choosing_<family>.csv`` and ``choosing_<family>.txt``
-(command, machine, versions, date, run time) to ``--output-dir``. Run::
-
-    python benchmarks/bench_choosing.py [--family polynomial rbf hashing kernel_jl]
-        [--train 20000] [--test 10000] [--sizes 512 1024 2048 4096]
-        [--hash-sizes 128 256 512 1024] [--seeds 1] [--data-home DIR] [--output-dir DIR]
+    python benchmarks/bench_choosing.py [--family polynomial rbf hashing kernel_jl] [--seeds 1]
+        [--train 20000] [--test 10000] [--sizes 512 1024 2048 4096] [--output-dir DIR]
 """
 
 import argparse
 import csv
-import os
-import platform
+import shlex
 import sys
 import time
 import warnings
@@ -50,9 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import scipy
 import scipy.sparse as sp
-import sklearn
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA, KernelPCA
 from sklearn.exceptions import ConvergenceWarning
@@ -64,7 +52,7 @@ from sklearn.svm import SVC, LinearSVC
 from threadpoolctl import threadpool_limits
 
 # The script's folder; importing it puts this source tree first on sys.path.
-from _bench import ROOT, default_data_home
+from _bench import ROOT, default_data_home, environment
 
 import sklearn_sketch as sks
 from sklearn_sketch import datasets, metrics
@@ -79,8 +67,7 @@ clock = time.process_time
 
 def timed(function, *args):
     start = clock()
-    result = function(*args)
-    return result, clock() - start
+    return function(*args), clock() - start
 
 
 def gram_error(Z, K):
@@ -126,14 +113,6 @@ def exact_row(data, kernel, params, n_exact):
                 gram_error=0.0, svc_fit_s=t_fit, predict_s=t_predict)
 
 
-def linear_row(data):
-    X, y, X_test, y_test = data
-    model, t_svc = timed(linear_svc, X, y)
-    predicted, t_predict = timed(model.predict, X_test)
-    return dict(estimator="LinearSVC on the input", accuracy=np.mean(predicted == y_test),
-                svc_fit_s=t_svc, predict_s=t_predict)
-
-
 def run_family(writer, dataset, kernels, data, sizes, seeds, n_exact, linear_data=None):
     """kernels: name -> (exact kernel of two arrays; the SVC's kernel and its
     parameters, or None to give it the exact kernel precomputed; {estimator
@@ -141,7 +120,11 @@ def run_family(writer, dataset, kernels, data, sizes, seeds, n_exact, linear_dat
     ``linear_data`` (default: ``data``)."""
     X, y, X_test, y_test = data
     base = dict(dataset=dataset, n_train=len(y), n_test=len(y_test))
-    writer(dict(base, kernel="linear", **linear_row(linear_data or data)))
+    X_linear, _, X_linear_test, _ = linear_data or data
+    model, t_svc = timed(linear_svc, X_linear, y)
+    predicted, t_predict = timed(model.predict, X_linear_test)
+    writer(dict(base, kernel="linear", estimator="LinearSVC on the input", svc_fit_s=t_svc,
+                accuracy=np.mean(predicted == y_test), predict_s=t_predict))
     for kernel_name, (kernel, svc, makers) in kernels.items():
         row = dict(base, kernel=kernel_name)
         svc_kernel, svc_params = svc or (kernel, {})
@@ -224,23 +207,22 @@ def hashing(writer, args):
 
 
 def jl_makers(gamma):
-    """name -> (sizes n, maker of (n, seed)); KernelJL gives 100 features from
-    a subsample of n rows, Nystroem n features, RBFSampler 100."""
+    """name -> (sizes n, maker of (n, seed)): KernelJL's 100 features from n rows,
+    Nystroem's n features, RBFSampler's 100."""
     return {
-        "KernelJL": ([300, 1000], lambda n, s: sks.KernelJL(n_subsample=n, gamma=gamma,
-                                                            random_state=s)),
-        "Nystroem": ([100, 300, 1000], lambda n, s: Nystroem(n_components=n, gamma=gamma,
-                                                             random_state=s)),
-        "RBFSampler": ([100], lambda n, s: RBFSampler(n_components=n, gamma=gamma,
-                                                      random_state=s)),
+        "KernelJL": ([300, 1000], lambda n, s: sks.KernelJL(
+            100, n_subsample=n, gamma=gamma, random_state=s)),
+        "Nystroem": ([100, 300, 1000], lambda n, s: Nystroem(
+            n_components=n, gamma=gamma, random_state=s)),
+        "RBFSampler": ([100], lambda n, s: RBFSampler(
+            n_components=n, gamma=gamma, random_state=s)),
     }
 
 
 def kernel_jl(writer, args):
     mn = mnist(args.data_home, args.train, args.test)
-    pen = [a for s in ("train", "test") for a in datasets.fetch_pendigits(
-        args.data_home, subset=s, return_X_y=True)]
-    pen = [pen[0] / np.float32(100), pen[1], pen[2] / np.float32(100), pen[3]]
+    pen = [a / np.float32(100) if a.ndim == 2 else a for s in ("train", "test")
+           for a in datasets.fetch_pendigits(args.data_home, subset=s, return_X_y=True)]
     for dataset, (X, y, X_test, y_test) in (("MNIST", mn), ("pendigits", pen)):
         makers = {"KMeans on the input": ([None], lambda n, s: None),
                   **jl_makers(float(1.0 / (X.shape[1] * X.var())))}
@@ -277,14 +259,6 @@ def kernel_jl(writer, args):
                         mean_cosine=cosines.mean(), fit_s=t_fit + t_pca))
 
 
-def cpu_model():
-    info = Path("/proc/cpuinfo")
-    for line in info.read_text().splitlines() if info.exists() else []:
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
-
-
 FAMILIES = {"polynomial": polynomial, "rbf": rbf, "hashing": hashing, "kernel_jl": kernel_jl}
 
 
@@ -312,26 +286,19 @@ def main(argv=None):
             table.writeheader()
 
             def writer(row):
-                row = {k: (f"{v:.6g}" if isinstance(v, (float, np.floating)) else v)
-                       for k, v in row.items()}
+                row = {k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()}
                 table.writerow(row)
                 f.flush()
-                print(family, {k: v for k, v in row.items() if v not in (None, "")}, flush=True)
+                print(family, row, flush=True)
 
             cpu_start = clock()
             FAMILIES[family](writer, args)
         (out / f"choosing_{family}.txt").write_text(
-            f"command: python benchmarks/bench_choosing.py {' '.join(sys.argv[1:])}\n"
-            f"date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
-            f"machine: {cpu_model()}, {os.cpu_count()} CPUs (shared with other work), "
-            f"{platform.system()} {platform.release()}\n"
-            f"python {platform.python_version()}, numpy {np.__version__}, "
-            f"scipy {scipy.__version__}, "
-            f"scikit-learn {sklearn.__version__}, sklearn-sketch {sks.__version__}\n"
+            f"command: python benchmarks/bench_choosing.py {shlex.join(sys.argv[1:])}\n"
+            f"date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n{environment()}"
             "times: CPU seconds of one thread (time.process_time under "
             "threadpoolctl.threadpool_limits(1), n_jobs=None)\n"
             f"run: {clock() - cpu_start:.0f} CPU s, {time.perf_counter() - start:.0f} wall s\n")
-
 
 if __name__ == "__main__":
     main()
