@@ -41,7 +41,17 @@ extensions = [
     "sphinx-mathjax-offline",  # MathJax served with the pages: math renders offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "matplotlib.sphinxext.plot_directive",  # figures drawn from committed data
 ]
+
+# ``.. plot::`` figures (the "Choosing a sketch" page): the plotting code is in
+# docs/plots/ (imported as ``plots.<module>``) and reads the CSV files of
+# benchmarks/results/; one PNG each, no links to other formats or to the code.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+plot_formats = [("png", 100)]
+plot_html_show_formats = False
+plot_html_show_source_link = False
+plot_include_source = False
 
 templates_path = ["_templates"]
 # The page's table of contents lists "fit()", not "CoREHasher.fit()": the
