@@ -39,44 +39,89 @@ POLYNOMIAL = "polynomial p=3 c=1"
 # (family, kernel, estimator, label, color, marker)
 MNIST_LINES = [
     ("polynomial", POLYNOMIAL, "TensorSketch", "TensorSketch (polynomial)", "C0", "o"),
-    ("polynomial", POLYNOMIAL, "PolynomialCountSketch",
-     "scikit-learn PolynomialCountSketch", "C0", "x"),
-    ("rbf", None, "OrthogonalRBFSampler(sorf)", "OrthogonalRBFSampler (RBF)", "C3", "o"),
+    (
+        "polynomial",
+        POLYNOMIAL,
+        "PolynomialCountSketch",
+        "scikit-learn PolynomialCountSketch",
+        "C0",
+        "x",
+    ),
+    (
+        "rbf",
+        None,
+        "OrthogonalRBFSampler(sorf)",
+        "OrthogonalRBFSampler (RBF)",
+        "C3",
+        "o",
+    ),
     ("rbf", None, "RBFSampler", "scikit-learn RBFSampler", "C3", "x"),
     ("rbf", None, "Nystroem", "scikit-learn Nystroem (RBF)", "C1", "D"),
 ]
 TEXT = "20 Newsgroups counts"
 TEXT_LINES = [
     ("core2", 'CoREHasher(kernel="core2")', "CoREHasher (CoRE type 2)", "C2", "o"),
-    ("resemblance", 'CoREHasher(kernel="resemblance")', "CoREHasher (resemblance)", "C4", "s"),
+    (
+        "resemblance",
+        'CoREHasher(kernel="resemblance")',
+        "CoREHasher (resemblance)",
+        "C4",
+        "s",
+    ),
     ("min-max", 'MinMaxHasher(codes="full")', "MinMaxHasher (min-max)", "C0", "^"),
 ]
 
 
 def line(ax, rows, estimator, label, color, marker, dashed=False):
     mine = select(rows, estimator=estimator)
-    (xs, ys, _), = curves(mine, training_seconds, lambda r: 100 * r["accuracy"]).values()
-    ax.plot(xs, ys, marker=marker, color=color, label=label, ls="--" if dashed else "-", ms=6)
+    ((xs, ys, _),) = curves(
+        mine, training_seconds, lambda r: 100 * r["accuracy"]
+    ).values()
+    ax.plot(
+        xs,
+        ys,
+        marker=marker,
+        color=color,
+        label=label,
+        ls="--" if dashed else "-",
+        ms=6,
+    )
 
 
 def star(ax, row, label, color):
-    ax.plot(training_seconds(row), 100 * row["accuracy"], "*", color=color, ms=15, mec="k",
-            mew=0.7, label=label)
+    ax.plot(
+        training_seconds(row),
+        100 * row["accuracy"],
+        "*",
+        color=color,
+        ms=15,
+        mec="k",
+        mew=0.7,
+        label=label,
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", default=str(ROOT / "docs" / "images" / "accuracy_time.png"))
+    parser.add_argument(
+        "--output", default=str(ROOT / "docs" / "images" / "accuracy_time.png")
+    )
     args = parser.parse_args(argv)
     plt.rcParams.update({"font.size": 10.5})
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 5), layout="constrained")
 
     tables = {family: read(family) for family in ("polynomial", "rbf")}
     for family, kernel, estimator, label, color, marker in MNIST_LINES:
-        rows = tables[family] if kernel is None else select(tables[family], kernel=kernel)
+        rows = (
+            tables[family] if kernel is None else select(tables[family], kernel=kernel)
+        )
         line(left, rows, estimator, label, color, marker, dashed=marker == "x")
-    star(left, select(tables["polynomial"], kernel=POLYNOMIAL, estimator=EXACT)[0],
-         r"exact SVC, $(\langle x, y\rangle + 1)^3$", "C0")
+    star(
+        left,
+        select(tables["polynomial"], kernel=POLYNOMIAL, estimator=EXACT)[0],
+        r"exact SVC, $(\langle x, y\rangle + 1)^3$",
+        "C0",
+    )
     star(left, select(tables["rbf"], estimator=EXACT)[0], "exact SVC, RBF", "C3")
     left.set(title="MNIST: 20000 training, 10000 test rows")
 
@@ -85,15 +130,25 @@ def main(argv=None):
         line(right, text, estimator, label, color, marker)
         star(right, select(text, kernel=kernel, estimator=EXACT)[0], None, color)
     linear = select(text, estimator=LINEAR)[0]
-    right.plot(training_seconds(linear), 100 * linear["accuracy"], "P", color="0.3", ms=10,
-               label="linear SVM (rows of unit norm)")
-    right.plot([], [], "*", color="w", mec="k", ms=13, label="exact kernel SVC (same color)")
+    right.plot(
+        training_seconds(linear),
+        100 * linear["accuracy"],
+        "P",
+        color="0.3",
+        ms=10,
+        label="linear SVM (rows of unit norm)",
+    )
+    right.plot(
+        [], [], "*", color="w", mec="k", ms=13, label="exact kernel SVC (same color)"
+    )
     right.set(title="20 Newsgroups: 11314 training, 7532 test rows")
 
     for ax in (left, right):
         ax.set_xscale("log")
         plain_log(ax.xaxis, subs=(1, 1.5, 2, 3, 5, 7))
-        ax.set(xlabel="training time (CPU seconds, one thread)", ylabel="test accuracy (%)")
+        ax.set(
+            xlabel="training time (CPU seconds, one thread)", ylabel="test accuracy (%)"
+        )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8.5, loc="lower right")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
