@@ -37,6 +37,35 @@ def default_data_home():
     return os.environ.get("SKLEARN_SKETCH_DATA") or str(default)
 
 
+def cpu_model():
+    """The processor's name (``/proc/cpuinfo``, else :mod:`platform`'s)."""
+    import platform
+
+    info = Path("/proc/cpuinfo")
+    for line in info.read_text().splitlines() if info.exists() else []:
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def environment():
+    """Two lines for a results file: the machine, and the versions that matter."""
+    import platform
+
+    import scipy
+    import sklearn
+
+    import sklearn_sketch
+
+    return (
+        f"machine: {cpu_model()}, {os.cpu_count()} CPUs, "
+        f"{platform.system()} {platform.release()}\n"
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, "
+        f"sklearn-sketch {sklearn_sketch.__version__}\n"
+    )
+
+
 def repeat_times(functions, repeats, clock="wall", limits=None):
     """Seconds of each function at every repeat, the functions run in turn.
 

@@ -42,7 +42,17 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",  # the changelog page includes CHANGELOG.md
+    "matplotlib.sphinxext.plot_directive",  # figures drawn from committed data
 ]
+
+# ``.. plot::`` figures (the "Choosing a sketch" page): the plotting code is in
+# docs/plots/ (imported as ``plots.<module>``) and reads the CSV files of
+# benchmarks/results/; one PNG each, no links to other formats or to the code.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+plot_formats = [("png", 100)]
+plot_html_show_formats = False
+plot_html_show_source_link = False
+plot_include_source = False
 
 templates_path = ["_templates"]
 # The page's table of contents lists "fit()", not "CoREHasher.fit()": the
