@@ -236,8 +236,9 @@ class KernelJL(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
-        """The sketch of the Gram matrix of a uniform subsample of ``X``."""
+    def _make_map(self, X, n_components):
+        """The sketch of the Gram matrix of a uniform subsample of ``X`` (``n_components``:
+        the parameter, which KernelJL never chooses)."""
         return GramSketchMap(X, self.get_params())
 
     def _make_stream_map(self, X):

@@ -189,8 +189,8 @@ class CoREHasher(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return CoREMap(
-            self.n_components, X.shape[1], kernel=self.kernel, b_bits=self.b_bits,
+            n_components, X.shape[1], kernel=self.kernel, b_bits=self.b_bits,
             hashing=self.hashing, projection=self.projection,
         )

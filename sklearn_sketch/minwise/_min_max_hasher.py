@@ -169,9 +169,9 @@ class MinMaxHasher(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return DartCodesMap(
-            self.n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
+            n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
             kernel=self.kernel,
         )
 

@@ -133,7 +133,7 @@ class TensorSRHT(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return SRHTProductMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
         )

@@ -195,8 +195,8 @@ class OrthogonalRBFSampler(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
-        return FourierFeatureMap(X.shape[1], self.n_components, self.gamma, self.method)
+    def _make_map(self, X, n_components):
+        return FourierFeatureMap(X.shape[1], n_components, self.gamma, self.method)
 
     def _diagonal(self, index, name=None):
         """Part ``index`` of the structured diagonals, drawn again (see Attributes)."""

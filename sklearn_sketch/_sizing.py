@@ -1,0 +1,368 @@
+"""Sizing a sketch from the error a user accepts: ``n_components="auto"``.
+
+For features whose inner products estimate a kernel ``K`` without bias, the
+expected squared error of the Gram matrix of ``n`` rows is the sum of its
+entries' variances, ``E ||K_hat - K||_F^2 = sum_ij Var(K_hat_ij)``, and the
+relative error ``eps = ||K_hat - K||_F / ||K||_F`` follows from that sum and
+``||K||_F^2``. Both sums are estimated on a :class:`Sample` of the training
+rows: the ``n (n - 1)`` off-diagonal entries from sampled pairs of distinct
+rows, the ``n`` diagonal ones from sampled rows, each weighed by its share
+of the Gram matrix of all ``n`` training rows. The work is bounded by the
+sample, whatever ``n`` is.
+
+A family gives, through its map's ``sizing_model`` hook, a
+:class:`SizingModel`: the predicted relative error against the size, from
+a per-pair variance formula (:class:`VarianceModel`) or, where no closed
+form holds, from pilot sketches measured on the sample rows and the ``1/n``
+law (:class:`PilotModel`); a model may refine itself with pilots near the
+size it predicts. :func:`auto_size` then searches the smallest admissible
+size whose predicted error is at most ``eps``. The base estimator calls it
+and publishes ``n_components_`` and ``expected_error_``.
+"""
+
+import functools
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from .utils._validation import canonical_csr
+
+#: The largest size ``n_components="auto"`` chooses: an ``eps`` that needs
+#: more is refused, at once, with the size it would need.
+MAX_AUTO_COMPONENTS = 2**17
+#: Pairs of distinct training rows that the closed forms are evaluated on.
+N_SIZING_PAIRS = 4096
+#: Training rows that pilot sketches transform (all their pairs are used)
+#: and that the diagonal is evaluated on.
+N_SIZING_ROWS = 256
+#: Independent pilot sketches averaged at each pilot size.
+N_PILOT_DRAWS = 4
+#: Most refinements of a model by pilots near the size it predicts.
+MAX_REFINEMENTS = 2
+#: Bytes of features held at once to compute a Gram matrix of sample rows.
+GRAM_BYTES = 2**28
+
+
+class Sample:
+    """Training rows drawn for sizing, weighed as in the Gram matrix of all of them.
+
+    ``rows`` are up to ``N_SIZING_ROWS`` training rows (all of them when
+    there are fewer), in float64; ``pairs`` up to ``N_SIZING_PAIRS`` pairs
+    of distinct training rows drawn uniformly (all pairs when there are
+    fewer), as two aligned matrices. Nothing is gathered until asked.
+
+    Parameters
+    ----------
+    X : {ndarray, csr_matrix} of shape (n_samples, n_features)
+        The validated training rows.
+    random_state : numpy.random.RandomState
+    owner : str
+        The estimator's class name, for the messages.
+    """
+
+    def __init__(self, X, random_state, owner="the sketch"):
+        n = X.shape[0]
+        self.X, self.n_rows, self.owner = X, n, owner
+        self._rows = np.arange(n)
+        if n > N_SIZING_ROWS:
+            self._rows = np.sort(random_state.choice(n, N_SIZING_ROWS, replace=False))
+        if n * (n - 1) // 2 <= N_SIZING_PAIRS:
+            self._pairs = np.triu_indices(n, 1)
+        else:
+            first = random_state.randint(n, size=N_SIZING_PAIRS)
+            self._pairs = (first, (first + random_state.randint(1, n, size=N_SIZING_PAIRS)) % n)
+
+    @functools.cached_property
+    def rows(self):
+        """The sampled rows, float64 (canonical CSR for sparse input)."""
+        return _float64_rows(self.X, self._rows)
+
+    @functools.cached_property
+    def pairs(self):
+        """The sampled pairs as two aligned float64 matrices ``(left, right)``."""
+        return tuple(_float64_rows(self.X, index) for index in self._pairs)
+
+    def weigh(self, off_diagonal, diagonal):
+        """The Gram matrix's sum over ``n``: ``(n - 1) mean(off) + mean(diagonal)``.
+
+        ``off_diagonal`` holds values of sampled pairs of distinct rows,
+        ``diagonal`` values of sampled rows (of a pair with itself).
+        """
+        off = np.mean(off_diagonal) if np.size(off_diagonal) else 0.0
+        return (self.n_rows - 1) * off + np.mean(diagonal)
+
+    def weigh_gram(self, M):
+        """:meth:`weigh` of a matrix ``M`` over all pairs of :attr:`rows`."""
+        m = M.shape[0]
+        trace = np.trace(M)
+        off = (M.sum() - trace) / (m * (m - 1)) if m > 1 else 0.0
+        return (self.n_rows - 1) * off + trace / m
+
+    def relative(self, variance, kernel_norm):
+        """``variance / kernel_norm`` (weighed sums), refusing a kernel that is 0.
+
+        Raises
+        ------
+        ValueError
+            If the kernel is 0 on every sampled pair, or the sums are not
+            finite (values too large for float64).
+        """
+        if not (np.isfinite(variance) and np.isfinite(kernel_norm)):
+            raise ValueError(
+                f"n_components='auto' cannot size {self.owner}: its kernel or variance "
+                "exceeds the range of float64 on the training rows. Scale the input "
+                "down, or pass n_components as an integer."
+            )
+        if kernel_norm <= 0:
+            raise ValueError(
+                f"n_components='auto' cannot size {self.owner}: its kernel is 0 on "
+                "every sampled pair of training rows, so a relative error eps is not "
+                "defined. Check the input (all-zero rows?), or pass n_components as "
+                "an integer."
+            )
+        return variance / kernel_norm
+
+
+def _float64_rows(X, index):
+    """Rows ``index`` of ``X`` in float64 (canonical CSR for sparse ``X``)."""
+    rows = X[index]
+    if sp.issparse(rows):
+        return canonical_csr(rows.astype(np.float64))
+    return np.asarray(rows, dtype=np.float64)
+
+
+def row_dot(A, B):
+    """Inner products of the aligned rows of ``A`` and ``B`` (dense or CSR)."""
+    if sp.issparse(A):
+        return np.asarray(A.multiply(B).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", A, B)
+
+
+def square(X):
+    """The entries of ``X`` squared (dense or CSR)."""
+    return X.multiply(X) if sp.issparse(X) else X * X
+
+
+class SizingModel:
+    """The predicted relative error of a sketch against its size.
+
+    Subclasses give :meth:`squared_error`; ``admissible(n)`` is the smallest
+    size at least ``n`` that the sketch takes (even sizes, fast FFT
+    lengths), and :meth:`refine` may return a better model from pilots
+    near a size.
+    """
+
+    def __init__(self, admissible=None):
+        self.admissible = admissible or (lambda n: max(int(n), 1))
+
+    def squared_error(self, n_components):
+        """The predicted squared relative error at ``n_components``."""
+        raise NotImplementedError
+
+    def refine(self, n_components):
+        """A model measured near ``n_components``, or None where this one is final."""
+        return None
+
+
+class VarianceModel(SizingModel):
+    """A closed form: ``squared_error(n)`` is ``variance(n)``, already relative.
+
+    Parameters
+    ----------
+    variance : callable
+        ``variance(n)``: the weighed sum of the entries' variances at size
+        ``n``, divided by the weighed sum of the squared kernel.
+    admissible : callable, default=None
+    """
+
+    def __init__(self, variance, admissible=None):
+        super().__init__(admissible)
+        self.variance = variance
+
+    def squared_error(self, n_components):
+        return self.variance(n_components)
+
+
+class PilotModel(SizingModel):
+    """The ``1/n`` law from pilot sketches of size ``n0``: ``err0^2 n0 / n``.
+
+    Parameters
+    ----------
+    pilot : :class:`Pilot`
+    n0 : int
+        The pilot size.
+    admissible : callable, default=None
+    """
+
+    def __init__(self, pilot, n0, admissible=None):
+        super().__init__(admissible)
+        self.pilot, self.n0 = pilot, self.admissible(n0)
+        self.error0 = pilot.squared_error(self.n0)
+
+    def squared_error(self, n_components):
+        return self.error0 * self.n0 / n_components
+
+    def refine(self, n_components):
+        if n_components == self.n0:
+            return None
+        return PilotModel(self.pilot, n_components, self.admissible)
+
+
+class Pilot:
+    """Sketches of a given size drawn on the sample rows, and their measured error.
+
+    Parameters
+    ----------
+    sample : :class:`Sample`
+    build : callable
+        ``build(n)``: a new map of size ``n``, not drawn.
+    random_state : numpy.random.RandomState
+        Draws the pilots' seeds.
+    n_draws : int, default=N_PILOT_DRAWS
+    """
+
+    def __init__(self, sample, build, random_state, n_draws=N_PILOT_DRAWS):
+        self.sample, self.build, self.random_state = sample, build, random_state
+        self.n_draws = n_draws
+        self.kernel = self.kernel_norm = None
+
+    def draw(self, n_components):
+        """A map of size ``n_components`` drawn on the sample rows."""
+        sketch_map = self.build(n_components)
+        sketch_map.owner = self.sample.owner
+        seed = self.random_state.randint(np.iinfo(np.int32).max)
+        sketch_map.draw(check_random_state(seed), self.sample.rows)
+        return sketch_map
+
+    def errors(self, n_components):
+        """The squared error ``||G - K||^2`` of each draw (weighed), and ``||K||^2``."""
+        rows, errors = self.sample.rows, []
+        for _ in range(self.n_draws):
+            sketch_map = self.draw(n_components)
+            if self.kernel is None:
+                self.kernel = sketch_map.kernel(rows)
+                self.kernel_norm = self.sample.weigh_gram(self.kernel**2)
+            gram = feature_gram(functools.partial(map_features, sketch_map), rows,
+                                sketch_map.n_output, sketch_map.sparse_output)
+            errors.append(self.sample.weigh_gram((gram - self.kernel) ** 2))
+        return np.array(errors), self.kernel_norm
+
+    def squared_error(self, n_components):
+        """The mean squared relative error of the draws at ``n_components``."""
+        errors, kernel_norm = self.errors(n_components)
+        return self.sample.relative(errors.mean(), kernel_norm)
+
+
+def map_features(sketch_map, rows):
+    """The features of ``rows`` under a drawn map (float64, in one piece)."""
+    state = sketch_map.prepare(rows, 1, 1)
+    if sketch_map.sparse_output:
+        return sketch_map.transform_chunk(rows, None, state)
+    out = np.empty((rows.shape[0], sketch_map.n_output))
+    with np.errstate(over="ignore", invalid="ignore"):
+        sketch_map.transform_chunk(rows, out, state)
+    return out
+
+
+def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
+    """``Z Z^T`` (float64) of the features ``Z = features(rows)`` of a few rows.
+
+    Dense features of at most ``max_bytes`` are computed at once; beyond,
+    by blocks of rows, each pair of blocks transformed again, so that the
+    memory stays bounded whatever ``n_output`` is.
+    """
+    n_rows = rows.shape[0]
+    block = n_rows if sparse_output else max(max_bytes // (16 * max(n_output, 1)), 1)
+    if block >= n_rows:
+        Z = features(rows)
+        gram = Z @ Z.T
+        return gram.toarray() if sp.issparse(gram) else np.asarray(gram, dtype=np.float64)
+    gram = np.empty((n_rows, n_rows))
+    starts = range(0, n_rows, block)
+    for a in starts:
+        Z_a = np.asarray(features(rows[a : a + block]), dtype=np.float64)
+        for b in starts:
+            if b > a:
+                break
+            Z_b = Z_a if b == a else np.asarray(features(rows[b : b + block]), dtype=np.float64)
+            gram[a : a + block, b : b + block] = Z_a @ Z_b.T
+            gram[b : b + block, a : a + block] = gram[a : a + block, b : b + block].T
+    return gram
+
+
+def smallest_size(model, eps):
+    """The smallest admissible size whose predicted error is at most ``eps``, or None.
+
+    The predicted error falls with the size: a doubling search finds a size
+    that reaches ``eps`` (None if none does up to ``MAX_AUTO_COMPONENTS``),
+    then a bisection the smallest admissible one.
+    """
+    target = eps**2
+    low = high = model.admissible(1)
+    if model.squared_error(high) <= target:
+        return high
+    while model.squared_error(high) > target:
+        if high >= MAX_AUTO_COMPONENTS:
+            return None
+        low, high = high, model.admissible(min(2 * high, MAX_AUTO_COMPONENTS))
+        if high > MAX_AUTO_COMPONENTS:
+            return None
+    while True:
+        middle = model.admissible((low + high) // 2)
+        if middle >= high or middle <= low:
+            return high
+        if model.squared_error(middle) <= target:
+            high = middle
+        else:
+            low = middle
+
+
+def auto_size(estimator, X):
+    """``(n_components, expected_error)`` for ``estimator.eps`` on the training rows ``X``.
+
+    Draws the sample and the pilots from ``check_random_state(
+    estimator.random_state)``: the same sizes for the same seed. The final
+    map is drawn afterwards from its own ``check_random_state``, so a fit
+    with an int seed draws the same features as a fit with
+    ``n_components=n_components_``.
+
+    Raises
+    ------
+    ValueError
+        If no size up to ``MAX_AUTO_COMPONENTS`` reaches ``eps``, or the
+        kernel is 0 on the sample.
+    """
+    owner, eps = type(estimator).__name__, estimator.eps
+    random_state = check_random_state(estimator.random_state)
+    sample = Sample(X, random_state, owner)
+    build = functools.partial(estimator._make_map, X)
+    probe = build(2)
+    probe.owner = owner
+    model = probe.sizing_model(sample, build, random_state)
+    n_components = _reachable_size(model, eps, owner)
+    for _ in range(MAX_REFINEMENTS):
+        finer = model.refine(n_components)
+        if finer is None:
+            break
+        model, former = finer, n_components
+        n_components = _reachable_size(model, eps, owner)
+        if abs(n_components - former) <= 0.2 * former:
+            break
+    return n_components, float(np.sqrt(model.squared_error(n_components)))
+
+
+def _reachable_size(model, eps, owner):
+    """:func:`smallest_size`, or the ValueError of an ``eps`` beyond the largest size."""
+    n_components = smallest_size(model, eps)
+    if n_components is not None:
+        return n_components
+    largest = model.admissible(MAX_AUTO_COMPONENTS)
+    needed = largest * model.squared_error(largest) / eps**2
+    raise ValueError(
+        f"n_components='auto' with eps={eps} needs about {needed:.3g} features for "
+        f"{owner} on this data, more than the {MAX_AUTO_COMPONENTS} "
+        "n_components='auto' chooses at most (predicted error at that size: "
+        f"{np.sqrt(model.squared_error(largest)):.3g}). Use a larger eps, a kernel "
+        "the sketch estimates with less variance on this data (see the estimator's "
+        "Notes), or pass n_components as an integer."
+    )
