@@ -138,7 +138,7 @@ class SketchMap(metaclass=ABCMeta):
         """The estimator's public fitted attributes (names ending in ``_``) this map sets."""
         return {}
 
-    def kernel(self, X):
+    def estimated_kernel(self, X):
         """What the inner products of the drawn map's features estimate, between rows of ``X``.
 
         The kernel the estimator's docstring states, with any offset the

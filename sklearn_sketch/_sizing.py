@@ -5,10 +5,11 @@ expected squared error of the Gram matrix of ``n`` rows is the sum of its
 entries' variances, ``E ||K_hat - K||_F^2 = sum_ij Var(K_hat_ij)``, and the
 relative error ``eps = ||K_hat - K||_F / ||K||_F`` follows from that sum and
 ``||K||_F^2``. Both sums are estimated on a :class:`Sample` of the training
-rows: the ``n (n - 1)`` off-diagonal entries from sampled pairs of distinct
-rows, the ``n`` diagonal ones from sampled rows, each weighed by its share
-of the Gram matrix of all ``n`` training rows. The work is bounded by the
-sample, whatever ``n`` is.
+rows: the ``n (n - 1)`` off-diagonal entries from the pairs of distinct
+sampled rows, the ``n`` diagonal ones from the sampled rows, each weighed by
+its share of the Gram matrix of all ``n`` training rows. The work is bounded
+by the sample, whatever ``n`` is; it runs on one BLAS thread (its products
+are small).
 
 A family gives, through its map's ``sizing_model`` hook, a
 :class:`SizingModel`: the predicted relative error against the size, from
@@ -25,18 +26,20 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from .utils._chunking import single_threaded_blas
 from .utils._validation import canonical_csr
 
 #: The largest size ``n_components="auto"`` chooses: an ``eps`` that needs
 #: more is refused, at once, with the size it would need.
 MAX_AUTO_COMPONENTS = 2**17
-#: Pairs of distinct training rows that the closed forms are evaluated on.
-N_SIZING_PAIRS = 4096
-#: Training rows that pilot sketches transform (all their pairs are used)
-#: and that the diagonal is evaluated on.
-N_SIZING_ROWS = 256
-#: Independent pilot sketches averaged at each pilot size.
-N_PILOT_DRAWS = 4
+#: Training rows that the formulas and the pilot sketches are evaluated on
+#: (all their pairs).
+N_SIZING_ROWS = 128
+#: Independent pilot sketches averaged at each pilot size: at least the
+#: first number, more while the mean squared error's relative standard
+#: error is above ``PILOT_PRECISION``, at most the second.
+PILOT_DRAWS = (3, 12)
+PILOT_PRECISION = 0.1
 #: Most refinements of a model by pilots near the size it predicts.
 MAX_REFINEMENTS = 2
 #: Bytes of features held at once to compute a Gram matrix of sample rows.
@@ -46,10 +49,10 @@ GRAM_BYTES = 2**28
 class Sample:
     """Training rows drawn for sizing, weighed as in the Gram matrix of all of them.
 
-    ``rows`` are up to ``N_SIZING_ROWS`` training rows (all of them when
-    there are fewer), in float64; ``pairs`` up to ``N_SIZING_PAIRS`` pairs
-    of distinct training rows drawn uniformly (all pairs when there are
-    fewer), as two aligned matrices. Nothing is gathered until asked.
+    ``rows`` are up to ``N_SIZING_ROWS`` training rows drawn without
+    replacement (all of them when there are fewer), in float64: the
+    formulas and the pilots are evaluated on all their pairs, each weighed
+    by :meth:`weigh_gram` as the pairs of all the training rows.
 
     Parameters
     ----------
@@ -66,37 +69,15 @@ class Sample:
         self._rows = np.arange(n)
         if n > N_SIZING_ROWS:
             self._rows = np.sort(random_state.choice(n, N_SIZING_ROWS, replace=False))
-        if n * (n - 1) // 2 <= N_SIZING_PAIRS:
-            self._pairs = np.triu_indices(n, 1)
-        else:
-            first = random_state.randint(n, size=N_SIZING_PAIRS)
-            self._pairs = (first, (first + random_state.randint(1, n, size=N_SIZING_PAIRS)) % n)
 
     @functools.cached_property
     def rows(self):
         """The sampled rows, float64 (canonical CSR for sparse input)."""
         return _float64_rows(self.X, self._rows)
 
-    @functools.cached_property
-    def pairs(self):
-        """The sampled pairs as two aligned float64 matrices ``(left, right)``."""
-        return tuple(_float64_rows(self.X, index) for index in self._pairs)
-
-    def weigh(self, off_diagonal, diagonal):
-        """The Gram matrix's sum over ``n``: ``(n - 1) mean(off) + mean(diagonal)``.
-
-        ``off_diagonal`` holds values of sampled pairs of distinct rows,
-        ``diagonal`` values of sampled rows (of a pair with itself).
-        """
-        off = np.mean(off_diagonal) if np.size(off_diagonal) else 0.0
-        return (self.n_rows - 1) * off + np.mean(diagonal)
-
     def weigh_gram(self, M):
         """:meth:`weigh` of a matrix ``M`` over all pairs of :attr:`rows`."""
-        m = M.shape[0]
-        trace = np.trace(M)
-        off = (M.sum() - trace) / (m * (m - 1)) if m > 1 else 0.0
-        return (self.n_rows - 1) * off + trace / m
+        return weigh_gram(M, self.n_rows)
 
     def relative(self, variance, kernel_norm):
         """``variance / kernel_norm`` (weighed sums), refusing a kernel that is 0.
@@ -123,6 +104,20 @@ class Sample:
         return variance / kernel_norm
 
 
+def weigh_gram(M, n_rows):
+    """The sum over a Gram matrix of ``n_rows`` rows, from ``M`` over ``m`` of them.
+
+    ``(n_rows - 1)`` times the mean of ``M``'s off-diagonal entries plus the
+    mean of its diagonal: ``M.sum() / m`` when ``n_rows == m``, and an
+    unbiased estimate of the sum over ``n_rows`` rows, divided by
+    ``n_rows``, when the ``m`` rows are drawn from them.
+    """
+    m = M.shape[0]
+    trace = np.trace(M)
+    off = (M.sum() - trace) / (m * (m - 1)) if m > 1 else 0.0
+    return (n_rows - 1) * off + trace / m
+
+
 def _float64_rows(X, index):
     """Rows ``index`` of ``X`` in float64 (canonical CSR for sparse ``X``)."""
     rows = X[index]
@@ -131,16 +126,26 @@ def _float64_rows(X, index):
     return np.asarray(rows, dtype=np.float64)
 
 
-def row_dot(A, B):
-    """Inner products of the aligned rows of ``A`` and ``B`` (dense or CSR)."""
-    if sp.issparse(A):
-        return np.asarray(A.multiply(B).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", A, B)
+def dense_product(A, B):
+    """``A @ B.T`` as a dense float64 array (``A``, ``B`` dense or CSR)."""
+    product = A @ B.T
+    return product.toarray() if sp.issparse(product) else np.asarray(product, dtype=np.float64)
 
 
 def square(X):
     """The entries of ``X`` squared (dense or CSR)."""
     return X.multiply(X) if sp.issparse(X) else X * X
+
+
+def same_block_pairs(n_samples, block):
+    """Ordered pairs of distinct samples in the same block: ``sum_b f_b (f_b - 1)``.
+
+    For ``n_samples`` samples laid in consecutive blocks of ``block`` (the
+    last one partial): the pairs whose random factors are drawn together
+    (orthogonal frequencies, coordinates of one Hadamard block).
+    """
+    full, rest = divmod(n_samples, block)
+    return full * block * (block - 1) + rest * (rest - 1)
 
 
 class SizingModel:
@@ -173,14 +178,22 @@ class VarianceModel(SizingModel):
         ``variance(n)``: the weighed sum of the entries' variances at size
         ``n``, divided by the weighed sum of the squared kernel.
     admissible : callable, default=None
+    pilot : :class:`Pilot`, default=None
+        Where the closed form is a bound or an approximation only: pilots at
+        the size it predicts refine it (a :class:`PilotModel`).
     """
 
-    def __init__(self, variance, admissible=None):
+    def __init__(self, variance, admissible=None, pilot=None):
         super().__init__(admissible)
-        self.variance = variance
+        self.variance, self.pilot = variance, pilot
 
     def squared_error(self, n_components):
         return self.variance(n_components)
+
+    def refine(self, n_components):
+        if self.pilot is None:
+            return None
+        return PilotModel(self.pilot, n_components, self.admissible)
 
 
 class PilotModel(SizingModel):
@@ -218,12 +231,13 @@ class Pilot:
         ``build(n)``: a new map of size ``n``, not drawn.
     random_state : numpy.random.RandomState
         Draws the pilots' seeds.
-    n_draws : int, default=N_PILOT_DRAWS
+    draws : tuple of int, default=PILOT_DRAWS
+        The fewest and the most draws at a size.
     """
 
-    def __init__(self, sample, build, random_state, n_draws=N_PILOT_DRAWS):
+    def __init__(self, sample, build, random_state, draws=PILOT_DRAWS):
         self.sample, self.build, self.random_state = sample, build, random_state
-        self.n_draws = n_draws
+        self.draws = draws
         self.kernel = self.kernel_norm = None
 
     def draw(self, n_components):
@@ -234,23 +248,42 @@ class Pilot:
         sketch_map.draw(check_random_state(seed), self.sample.rows)
         return sketch_map
 
-    def errors(self, n_components):
-        """The squared error ``||G - K||^2`` of each draw (weighed), and ``||K||^2``."""
-        rows, errors = self.sample.rows, []
-        for _ in range(self.n_draws):
-            sketch_map = self.draw(n_components)
-            if self.kernel is None:
-                self.kernel = sketch_map.kernel(rows)
-                self.kernel_norm = self.sample.weigh_gram(self.kernel**2)
-            gram = feature_gram(functools.partial(map_features, sketch_map), rows,
-                                sketch_map.n_output, sketch_map.sparse_output)
-            errors.append(self.sample.weigh_gram((gram - self.kernel) ** 2))
-        return np.array(errors), self.kernel_norm
+    def drawn(self, n_components):
+        """A drawn map of size ``n_components``; the kernel on the rows at the first."""
+        sketch_map = self.draw(n_components)
+        if self.kernel is None:
+            self.kernel = sketch_map.estimated_kernel(self.sample.rows)
+            self.kernel_norm = self.sample.weigh_gram(self.kernel**2)
+        return sketch_map
+
+    def error(self, n_components):
+        """The squared error ``||G - K||^2`` (weighed) of one draw of size ``n_components``."""
+        rows = self.sample.rows
+        sketch_map = self.drawn(n_components)
+        gram = feature_gram(functools.partial(map_features, sketch_map), rows,
+                            sketch_map.n_output, sketch_map.sparse_output)
+        return self.sample.weigh_gram((gram - self.kernel) ** 2)
 
     def squared_error(self, n_components):
-        """The mean squared relative error of the draws at ``n_components``."""
-        errors, kernel_norm = self.errors(n_components)
-        return self.sample.relative(errors.mean(), kernel_norm)
+        """The mean squared relative error of the draws at ``n_components``.
+
+        Draws are added (up to ``PILOT_DRAWS[1]``) until the mean is known
+        within ``PILOT_PRECISION`` (relative standard error): few where the
+        error of one draw varies little, as on wide data.
+        """
+        fewest, most = self.draws
+        errors = [self.error(n_components) for _ in range(fewest)]
+        while len(errors) < most and _relative_spread(errors) > PILOT_PRECISION:
+            errors.append(self.error(n_components))
+        return self.sample.relative(np.mean(errors), self.kernel_norm)
+
+
+def _relative_spread(values):
+    """The standard error of the mean of ``values`` over the mean (0 for a zero mean)."""
+    mean = np.mean(values)
+    if mean <= 0:
+        return 0.0
+    return np.std(values, ddof=1) / np.sqrt(len(values)) / mean
 
 
 def map_features(sketch_map, rows):
@@ -275,8 +308,9 @@ def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
     block = n_rows if sparse_output else max(max_bytes // (16 * max(n_output, 1)), 1)
     if block >= n_rows:
         Z = features(rows)
+        Z = Z.astype(np.float64) if sp.issparse(Z) else np.asarray(Z, dtype=np.float64)
         gram = Z @ Z.T
-        return gram.toarray() if sp.issparse(gram) else np.asarray(gram, dtype=np.float64)
+        return gram.toarray() if sp.issparse(gram) else gram
     gram = np.empty((n_rows, n_rows))
     starts = range(0, n_rows, block)
     for a in starts:
@@ -338,16 +372,17 @@ def auto_size(estimator, X):
     build = functools.partial(estimator._make_map, X)
     probe = build(2)
     probe.owner = owner
-    model = probe.sizing_model(sample, build, random_state)
-    n_components = _reachable_size(model, eps, owner)
-    for _ in range(MAX_REFINEMENTS):
-        finer = model.refine(n_components)
-        if finer is None:
-            break
-        model, former = finer, n_components
+    with single_threaded_blas():
+        model = probe.sizing_model(sample, build, random_state)
         n_components = _reachable_size(model, eps, owner)
-        if abs(n_components - former) <= 0.2 * former:
-            break
+        for _ in range(MAX_REFINEMENTS):
+            finer = model.refine(n_components)
+            if finer is None:
+                break
+            model, former = finer, n_components
+            n_components = _reachable_size(model, eps, owner)
+            if abs(n_components - former) <= 0.2 * former:
+                break
     return n_components, float(np.sqrt(model.squared_error(n_components)))
 
 

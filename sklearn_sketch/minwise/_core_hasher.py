@@ -2,12 +2,11 @@
 
 from numbers import Integral
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
-    positive_int,
 )
 from ._core_features import CoREMap
 from ._projection import PROJECTIONS
@@ -36,9 +35,9 @@ class CoREHasher(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=256
+    n_components : int or "auto", default=256
         The number of hashes ``k``, also the number of nonzeros of each
-        output row.
+        output row. ``"auto"`` chooses it from ``eps``.
 
     kernel : {"core1", "core2", "resemblance"}, default="core1"
         The kernel the inner products estimate.
@@ -72,6 +71,25 @@ class CoREHasher(BaseSketch):
         matrix behind feature hashing (8192 buckets per group of 128
         columns), whose cost does not grow with the number of features.
 
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at: the expected
+        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
+        features of the training rows against their kernel matrix ``K``.
+        ``K`` is what the features estimate: the kernel, plus the offset of
+        the b-bit codes (see Notes), which no number of hashes removes. With
+        ``hashing="minwise"`` the prediction is the exact variance of the
+        estimate (see Notes, b-bit codes included) summed over the pairs of
+        the sampled rows; with "fss" and "oph", whose locations are not
+        independent, it is measured: a few pilot sketches of 256 hashes,
+        then of the number they predict, drawn on the sampled rows and
+        extrapolated as ``1 / n_components``. ``fit`` evaluates it on a
+        sample of the training rows (at most 2048 of their pairs and 128
+        rows, whatever their number; the first batch of ``partial_fit``) and
+        chooses the smallest number of hashes whose predicted error is at
+        most ``eps``, up to ``2**17``; an ``eps`` that needs more, or a
+        kernel that is 0 on the sample, raises a ValueError. Ignored for an
+        int ``n_components``. Between 0 and 1.
+
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and the projection drawn in ``fit``.
 
@@ -101,6 +119,16 @@ class CoREHasher(BaseSketch):
         Number of output columns, ``n_components * 2**b_bits`` (with
         ``b_bits=None``: ``n_components`` times the number of input
         features); each nonempty output row has ``n_components`` nonzeros.
+
+    n_components_ : int
+        The number of hashes used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error achieved on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -161,7 +189,7 @@ class CoREHasher(BaseSketch):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [positive_int()],
+        **AUTO_SIZE_CONSTRAINTS,
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
         "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
         "hashing": [StrOptions({"fss", "minwise", "oph"})],
@@ -178,6 +206,7 @@ class CoREHasher(BaseSketch):
         b_bits=8,
         hashing="fss",
         projection="gaussian",
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -186,6 +215,7 @@ class CoREHasher(BaseSketch):
         self.b_bits = b_bits
         self.hashing = hashing
         self.projection = projection
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 

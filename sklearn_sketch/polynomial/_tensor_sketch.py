@@ -1,6 +1,6 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ._count_sketch_product import CountSketchProductMap
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 
@@ -33,8 +33,9 @@ class TensorSketch(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Dimension of the output feature space, the sketch length.
+    n_components : int or "auto", default=100
+        Dimension of the output feature space, the sketch length. ``"auto"``
+        chooses it from ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -44,6 +45,19 @@ class TensorSketch(BaseSketch):
 
     coef0 : float, default=0.0
         Constant term of the kernel. Must be non-negative.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at: the expected
+        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
+        features of the training rows against their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate (see Notes) summed
+        over the sampled pairs. ``fit`` evaluates it on a sample of the
+        training rows (at most 2048 of their pairs and 128 rows, whatever
+        their number; the first batch of ``partial_fit``) and chooses the
+        smallest length whose real FFT is fast (a product of powers of 2, 3
+        and 5) whose predicted error is at most ``eps``, up to ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hash functions drawn in ``fit``. Pass an int for
@@ -62,6 +76,16 @@ class TensorSketch(BaseSketch):
 
     sign_hashes_ : ndarray of shape (degree, 4), dtype uint64
         Coefficients of the 4-wise independent sign hash of each Count Sketch.
+
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error achieved on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -108,7 +132,7 @@ class TensorSketch(BaseSketch):
     True
     """
 
-    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    _parameter_constraints: dict = {**POLYNOMIAL_PARAMETER_CONSTRAINTS, **AUTO_SIZE_CONSTRAINTS}
     # Inputs of other array API namespaces run on their device (see above).
     _array_api_support = True
 
@@ -119,6 +143,7 @@ class TensorSketch(BaseSketch):
         degree=2,
         gamma=1.0,
         coef0=0.0,
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -126,6 +151,7 @@ class TensorSketch(BaseSketch):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 

@@ -1,6 +1,6 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 from ._srht_product import SRHTProductMap
 
@@ -30,8 +30,9 @@ class TensorSRHT(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Dimension of the output feature space.
+    n_components : int or "auto", default=100
+        Dimension of the output feature space. ``"auto"`` chooses it from
+        ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -41,6 +42,19 @@ class TensorSRHT(BaseSketch):
 
     coef0 : float, default=0.0
         Constant term of the kernel. Must be non-negative.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at: the expected
+        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
+        features of the training rows against their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate, the covariance of
+        the samples of one Hadamard block included (see Notes), summed over
+        the sampled pairs. ``fit`` evaluates it on a sample of the training
+        rows (at most 2048 of their pairs and 128 rows, whatever their
+        number; the first batch of ``partial_fit``) and chooses the smallest
+        size whose predicted error is at most ``eps``, up to ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the signs and coordinates drawn in ``fit``.
@@ -67,6 +81,16 @@ class TensorSRHT(BaseSketch):
         Bucket (2 coefficients) and sign (4) hashes of the Count Sketch that
         reduces the input of each degree to ``hadamard_size_`` coordinates;
         None when the input is not wider than that.
+
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error achieved on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -112,7 +136,7 @@ class TensorSRHT(BaseSketch):
     True
     """
 
-    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    _parameter_constraints: dict = {**POLYNOMIAL_PARAMETER_CONSTRAINTS, **AUTO_SIZE_CONSTRAINTS}
     # Inputs of other array API namespaces run on their device (see above).
     _array_api_support = True
 
@@ -123,6 +147,7 @@ class TensorSRHT(BaseSketch):
         degree=2,
         gamma=1.0,
         coef0=0.0,
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -130,6 +155,7 @@ class TensorSRHT(BaseSketch):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
