@@ -32,16 +32,17 @@ from .utils._validation import canonical_csr
 #: The largest size ``n_components="auto"`` chooses: an ``eps`` that needs
 #: more is refused, at once, with the size it would need.
 MAX_AUTO_COMPONENTS = 2**17
-#: Training rows that the formulas and the pilot sketches are evaluated on
-#: (all their pairs).
-N_SIZING_ROWS = 128
+#: Training rows that the formulas are evaluated on (all their pairs), and
+#: the fewer that pilot sketches transform.
+N_SIZING_ROWS = 256
+N_PILOT_ROWS = 128
 #: Independent pilot sketches averaged at each pilot size: at least the
 #: first number, more while the mean squared error's relative standard
 #: error is above ``PILOT_PRECISION``, at most the second.
 PILOT_DRAWS = (3, 12)
 PILOT_PRECISION = 0.1
 #: Most refinements of a model by pilots near the size it predicts.
-MAX_REFINEMENTS = 2
+MAX_REFINEMENTS = 4
 #: Bytes of features held at once to compute a Gram matrix of sample rows.
 GRAM_BYTES = 2**28
 
@@ -49,10 +50,12 @@ GRAM_BYTES = 2**28
 class Sample:
     """Training rows drawn for sizing, weighed as in the Gram matrix of all of them.
 
-    ``rows`` are up to ``N_SIZING_ROWS`` training rows drawn without
+    ``rows`` are up to ``n_sample_rows`` training rows drawn without
     replacement (all of them when there are fewer), in float64: the
-    formulas and the pilots are evaluated on all their pairs, each weighed
-    by :meth:`weigh_gram` as the pairs of all the training rows.
+    formulas are evaluated on all their pairs, each weighed by
+    :meth:`weigh_gram` as the pairs of all the training rows. ``pilot`` is
+    the sample of ``N_PILOT_ROWS`` of those rows that pilot sketches
+    transform.
 
     Parameters
     ----------
@@ -61,14 +64,25 @@ class Sample:
     random_state : numpy.random.RandomState
     owner : str
         The estimator's class name, for the messages.
+    n_sample_rows : int, default=N_SIZING_ROWS
     """
 
-    def __init__(self, X, random_state, owner="the sketch"):
+    def __init__(self, X, random_state, owner="the sketch", n_sample_rows=N_SIZING_ROWS):
         n = X.shape[0]
         self.X, self.n_rows, self.owner = X, n, owner
         self._rows = np.arange(n)
-        if n > N_SIZING_ROWS:
-            self._rows = np.sort(random_state.choice(n, N_SIZING_ROWS, replace=False))
+        if n > n_sample_rows:
+            self._rows = np.sort(random_state.choice(n, n_sample_rows, replace=False))
+        self._random_state = random_state
+
+    @functools.cached_property
+    def pilot(self):
+        """A :class:`Sample` of ``N_PILOT_ROWS`` of the sampled rows (itself if it has no more)."""
+        if self._rows.size <= N_PILOT_ROWS:
+            return self
+        pilot = Sample(self.X[self._rows], self._random_state, self.owner, N_PILOT_ROWS)
+        pilot.n_rows = self.n_rows
+        return pilot
 
     @functools.cached_property
     def rows(self):
@@ -197,7 +211,18 @@ class VarianceModel(SizingModel):
 
 
 class PilotModel(SizingModel):
-    """The ``1/n`` law from pilot sketches of size ``n0``: ``err0^2 n0 / n``.
+    """The error of pilot sketches of size ``n0``, and its law: ``err0^2 (n0 / n)^a``.
+
+    ``err0`` is the pilots' mean relative error (the mean of the error, as a
+    user sees it over fits, not the root of its mean square: the errors of
+    Count Sketches of sparse rows are heavy-tailed). The exponent ``a`` is 1
+    (the ``1/n`` law of independent features), or, refined from a model
+    measured at a size at least 1.5 times smaller or larger, the one through
+    both measurements (clipped to ``[0, 2]``). Where a larger size measured
+    a larger error (by more than 10%), the sketch is past its best size (as
+    one permutation's hashes, once they outnumber the nonzeros): the model
+    keeps the least error measured as a floor, which no ``eps`` below
+    reaches.
 
     Parameters
     ----------
@@ -205,20 +230,34 @@ class PilotModel(SizingModel):
     n0 : int
         The pilot size.
     admissible : callable, default=None
+    former : PilotModel, default=None
+        The model this one refines.
     """
 
-    def __init__(self, pilot, n0, admissible=None):
+    def __init__(self, pilot, n0, admissible=None, former=None):
         super().__init__(admissible)
         self.pilot, self.n0 = pilot, self.admissible(n0)
-        self.error0 = pilot.squared_error(self.n0)
+        self.error0 = pilot.mean_error(self.n0) ** 2
+        earlier = former.history if former is not None else ()
+        self.history = (*earlier, (self.n0, self.error0))
+        self.exponent, self.floor = 1.0, False
+        smaller = [error for n, error in earlier if n < self.n0]
+        if smaller and self.error0 > 1.21 * min(smaller):
+            self.n0, self.error0 = min(self.history, key=lambda measured: measured[1])
+            self.floor = True
+        elif former is not None and max(self.n0 / former.n0, former.n0 / self.n0) >= 1.5:
+            ratio = np.log(former.error0 / self.error0) / np.log(self.n0 / former.n0)
+            self.exponent = float(np.clip(ratio, 0.0, 2.0))
 
     def squared_error(self, n_components):
-        return self.error0 * self.n0 / n_components
+        if self.floor:
+            return self.error0 * max(self.n0 / n_components, 1.0)
+        return self.error0 * (self.n0 / n_components) ** self.exponent
 
     def refine(self, n_components):
-        if n_components == self.n0:
+        if self.floor or n_components == self.n0:
             return None
-        return PilotModel(self.pilot, n_components, self.admissible)
+        return PilotModel(self.pilot, n_components, self.admissible, former=self)
 
 
 class Pilot:
@@ -227,6 +266,7 @@ class Pilot:
     Parameters
     ----------
     sample : :class:`Sample`
+        Its ``pilot`` rows are transformed.
     build : callable
         ``build(n)``: a new map of size ``n``, not drawn.
     random_state : numpy.random.RandomState
@@ -236,7 +276,7 @@ class Pilot:
     """
 
     def __init__(self, sample, build, random_state, draws=PILOT_DRAWS):
-        self.sample, self.build, self.random_state = sample, build, random_state
+        self.sample, self.build, self.random_state = sample.pilot, build, random_state
         self.draws = draws
         self.kernel = self.kernel_norm = None
 
@@ -264,18 +304,30 @@ class Pilot:
                             sketch_map.n_output, sketch_map.sparse_output)
         return self.sample.weigh_gram((gram - self.kernel) ** 2)
 
-    def squared_error(self, n_components):
-        """The mean squared relative error of the draws at ``n_components``.
+    def errors(self, n_components, squared):
+        """Relative errors (or their squares) of draws at ``n_components``.
 
-        Draws are added (up to ``PILOT_DRAWS[1]``) until the mean is known
-        within ``PILOT_PRECISION`` (relative standard error): few where the
-        error of one draw varies little, as on wide data.
+        Draws are added (up to ``draws[1]``) until their mean is known within
+        ``PILOT_PRECISION`` (relative standard error): few where the error of
+        one draw varies little, as on wide data.
         """
+        def one():
+            value = self.sample.relative(self.error(n_components), self.kernel_norm)
+            return value if squared else np.sqrt(value)
+
         fewest, most = self.draws
-        errors = [self.error(n_components) for _ in range(fewest)]
+        errors = [one() for _ in range(fewest)]
         while len(errors) < most and _relative_spread(errors) > PILOT_PRECISION:
-            errors.append(self.error(n_components))
-        return self.sample.relative(np.mean(errors), self.kernel_norm)
+            errors.append(one())
+        return np.array(errors)
+
+    def squared_error(self, n_components):
+        """The mean squared relative error of the draws at ``n_components``."""
+        return self.errors(n_components, squared=True).mean()
+
+    def mean_error(self, n_components):
+        """The mean relative error of the draws at ``n_components``."""
+        return self.errors(n_components, squared=False).mean()
 
 
 def _relative_spread(values):
@@ -392,12 +444,10 @@ def _reachable_size(model, eps, owner):
     if n_components is not None:
         return n_components
     largest = model.admissible(MAX_AUTO_COMPONENTS)
-    needed = largest * model.squared_error(largest) / eps**2
     raise ValueError(
-        f"n_components='auto' with eps={eps} needs about {needed:.3g} features for "
-        f"{owner} on this data, more than the {MAX_AUTO_COMPONENTS} "
-        "n_components='auto' chooses at most (predicted error at that size: "
-        f"{np.sqrt(model.squared_error(largest)):.3g}). Use a larger eps, a kernel "
-        "the sketch estimates with less variance on this data (see the estimator's "
-        "Notes), or pass n_components as an integer."
+        f"n_components='auto' cannot reach eps={eps} with {owner} on this data: its "
+        f"predicted error is {np.sqrt(model.squared_error(largest)):.3g} at "
+        f"n_components={largest}, the most n_components='auto' chooses. Use a larger "
+        "eps, a kernel or option the sketch estimates with less variance on this data "
+        "(see the estimator's Notes), or pass n_components as an integer."
     )

@@ -72,23 +72,24 @@ class CoREHasher(BaseSketch):
         columns), whose cost does not grow with the number of features.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``.
-        ``K`` is what the features estimate: the kernel, plus the offset of
-        the b-bit codes (see Notes), which no number of hashes removes. With
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. ``K``
+        is what the features estimate: the kernel, plus the offset of the
+        b-bit codes (see Notes), which no number of hashes removes. With
         ``hashing="minwise"`` the prediction is the exact variance of the
-        estimate (see Notes, b-bit codes included) summed over the pairs of
-        the sampled rows; with "fss" and "oph", whose locations are not
-        independent, it is measured: a few pilot sketches of 256 hashes,
-        then of the number they predict, drawn on the sampled rows and
-        extrapolated as ``1 / n_components``. ``fit`` evaluates it on a
-        sample of the training rows (at most 2048 of their pairs and 128
-        rows, whatever their number; the first batch of ``partial_fit``) and
-        chooses the smallest number of hashes whose predicted error is at
-        most ``eps``, up to ``2**17``; an ``eps`` that needs more, or a
-        kernel that is 0 on the sample, raises a ValueError. Ignored for an
-        int ``n_components``. Between 0 and 1.
+        estimate (see Notes, b-bit codes included) summed over the pairs;
+        "fss" and "oph", whose locations are not independent, are measured
+        with pilot sketches drawn on 128 of the sampled rows, at the number
+        of hashes that variance gives and then at the one predicted, their
+        mean error extrapolated along the law they show ("oph" stops
+        improving once the hashes outnumber the rows' nonzeros). ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest number of hashes whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
+        ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and the projection drawn in ``fit``.
@@ -125,10 +126,12 @@ class CoREHasher(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
-        ``n_components``.
+        Gram matrix at ``n_components_`` (at most ``eps``): for
+        ``hashing="minwise"``, the root of the expected squared error; for
+        "fss" and "oph", the mean error of the pilots, extrapolated. None
+        for an int ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

@@ -61,20 +61,20 @@ class MinMaxHasher(BaseSketch):
         "minmax" needs nonnegative data; "gmm" accepts any real data.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``.
-        ``K`` is what the features estimate, the collision probability ``P``
-        of what is coded plus the offset of the b-bit codes (see Notes),
-        which no number of hashes removes. The prediction is the exact
-        variance ``P_b (1 - P_b) / k`` of the fraction of agreeing codes,
-        ``P_b = P + (1 - P) 2**-b``, summed over the pairs of the sampled
-        rows. ``fit`` evaluates it on a sample of the training rows (at most
-        2048 of their pairs and 128 rows, whatever their number; the first
-        batch of ``partial_fit``) and chooses the smallest number of hashes
-        whose predicted error is at most ``eps``, up to ``2**17``; an
-        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
-        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. ``K``
+        is what the features estimate, the collision probability ``P`` of
+        what is coded plus the offset of the b-bit codes (see Notes), which
+        no number of hashes removes. The prediction is the exact variance
+        ``P_b (1 - P_b) / k`` of the fraction of agreeing codes,
+        ``P_b = P + (1 - P) 2**-b``, summed over the pairs. ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest number of hashes whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
+        ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes drawn in ``fit``.
@@ -103,10 +103,11 @@ class MinMaxHasher(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
         ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

@@ -55,18 +55,18 @@ class ComplexToRealSketch(BaseSketch):
         input and rows ``P_j`` sampled without replacement within blocks.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``. The
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
         prediction is the exact variance of the estimate (see Notes; for
-        "srht", with the covariance of the samples of one Hadamard block)
-        summed over the sampled pairs. ``fit`` evaluates it on a sample of
-        the training rows (at most 2048 of their pairs and 128 rows,
-        whatever their number; the first batch of ``partial_fit``) and
-        chooses the smallest even size whose predicted error is at most
-        ``eps``, up to ``2**17``; an ``eps`` that needs more, or a kernel
-        that is 0 on the sample, raises a ValueError. Ignored for an int
-        ``n_components``. Between 0 and 1.
+        "srht", with the covariance of the samples of one Hadamard block and
+        the Count Sketch of wide input) summed over the pairs. ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest even size whose predicted
+        error is at most ``eps``, at most ``2**17``; an ``eps`` that needs
+        more, or a kernel that is 0 on the sample, raises a ValueError.
+        Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
@@ -99,10 +99,11 @@ class ComplexToRealSketch(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
         ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -133,8 +134,15 @@ class ComplexToRealSketch(BaseSketch):
 
         \operatorname{Var} = \frac{A^p + B^p - 2 \langle x', y' \rangle^{2p}}{D}.
 
-    With "srht", input padded wider than :math:`\max(4096, 2^{\lceil \log_2 m
-    \rceil})` is first hashed down to that width by a Count Sketch per degree.
+    With "srht", two complex features sampling distinct coordinates of one
+    Hadamard block of length :math:`d` are correlated: their covariance,
+    :math:`\frac{1}{2} \left[(\rho^2 + \frac{s - N}{d - 1})^p + (\rho^2 +
+    \frac{s - \rho^2}{d - 1})^p\right] - \rho^{2p}` with
+    :math:`\rho = \langle x', y' \rangle`, :math:`N = \|x'\|^2 \|y'\|^2` and
+    :math:`s = \sum_i x_i'^2 y_i'^2`, enters the variance that
+    ``n_components="auto"`` sums over pairs of training rows. Input padded
+    wider than :math:`\max(4096, 2^{\lceil \log_2 m \rceil})` is first hashed
+    down to that width by a Count Sketch per degree.
 
     References
     ----------

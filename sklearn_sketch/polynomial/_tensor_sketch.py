@@ -47,15 +47,15 @@ class TensorSketch(BaseSketch):
         Constant term of the kernel. Must be non-negative.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``. The
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
         prediction is the exact variance of the estimate (see Notes) summed
-        over the sampled pairs. ``fit`` evaluates it on a sample of the
-        training rows (at most 2048 of their pairs and 128 rows, whatever
-        their number; the first batch of ``partial_fit``) and chooses the
-        smallest length whose real FFT is fast (a product of powers of 2, 3
-        and 5) whose predicted error is at most ``eps``, up to ``2**17``; an
+        over the pairs. ``fit`` evaluates it on a sample of the training
+        rows (all the pairs of at most 256 of them, whatever their number;
+        with ``partial_fit``, of the first batch) and chooses the smallest
+        length whose real FFT is fast (a product of powers of 2, 3 and 5)
+        whose predicted error is at most ``eps``, at most ``2**17``; an
         ``eps`` that needs more, or a kernel that is 0 on the sample, raises
         a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
@@ -82,10 +82,11 @@ class TensorSketch(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
         ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -103,14 +104,22 @@ class TensorSketch(BaseSketch):
 
     Notes
     -----
-    The estimate is unbiased, :math:`\mathbb{E} \langle TS(x), TS(y) \rangle = K(x, y)`,
-    and, with :math:`p` the degree and :math:`D` ``n_components``, its variance
-    is at most (Pham & Pagh, 2013, Lemma 6)
+    The estimate is unbiased, :math:`\mathbb{E} \langle TS(x), TS(y) \rangle = K(x, y)`.
+    With :math:`p` the degree, :math:`D` ``n_components``,
+    :math:`\rho = \langle x', y' \rangle`, :math:`N = \|x'\|^2 \|y'\|^2` and
+    :math:`s = \sum_i x_i'^2 y_i'^2`, its variance is, up to terms in
+    :math:`1 / D^2` (buckets that collide in two degrees at once),
 
     .. math::
 
-        \frac{1}{D} \left( \langle x', y' \rangle^{2p}
-        + \|x'\|^{2p} \|y'\|^{2p} \right).
+        \frac{(N + \rho^2 - s)^p + (2 \rho^2 - s)^p - 2 \rho^{2p}}{D},
+
+    which ``n_components="auto"`` sums over pairs of training rows; for
+    ``degree=1`` it is the exact variance of a Count Sketch. The variance
+    is what the pairwise independent buckets guarantee; the error of one
+    fit is heavy-tailed on rows with few coordinates, or few nonzeros (a
+    fit whose buckets collide for many coordinates at once is rare but far
+    off), so most fits lie below the root mean square.
 
     For ``degree=1`` the map is a plain Count Sketch.
 

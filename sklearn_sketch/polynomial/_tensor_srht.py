@@ -44,17 +44,18 @@ class TensorSRHT(BaseSketch):
         Constant term of the kernel. Must be non-negative.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``. The
-        prediction is the exact variance of the estimate, the covariance of
-        the samples of one Hadamard block included (see Notes), summed over
-        the sampled pairs. ``fit`` evaluates it on a sample of the training
-        rows (at most 2048 of their pairs and 128 rows, whatever their
-        number; the first batch of ``partial_fit``) and chooses the smallest
-        size whose predicted error is at most ``eps``, up to ``2**17``; an
-        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
-        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate, with the
+        covariance of the samples of one Hadamard block and the Count Sketch
+        of wide input (see Notes), summed over the pairs. ``fit`` evaluates
+        it on a sample of the training rows (all the pairs of at most 256 of
+        them, whatever their number; with ``partial_fit``, of the first
+        batch) and chooses the smallest size whose predicted error is at
+        most ``eps``, at most ``2**17``; an ``eps`` that needs more, or a
+        kernel that is 0 on the sample, raises a ValueError. Ignored for an
+        int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the signs and coordinates drawn in ``fit``.
@@ -87,10 +88,11 @@ class TensorSRHT(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
         ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -110,6 +112,14 @@ class TensorSRHT(BaseSketch):
     Since :math:`\mathbb{E}[(H D x)_i (H D y)_i] = \langle x, y \rangle` for
     every coordinate :math:`i`, :math:`\mathbb{E} \langle \Phi(x), \Phi(y)
     \rangle = \langle x', y' \rangle^p = K(x, y)` with :math:`p` the degree.
+    With :math:`\rho = \langle x', y' \rangle`, :math:`c = \|x'\|^2 \|y'\|^2
+    + \rho^2 - 2 \sum_i x_i'^2 y_i'^2` and :math:`d` the Hadamard length, one
+    feature has variance :math:`(\rho^2 + c)^p - \rho^{2p}` (times
+    :math:`1 / D^2`), two features sampling distinct coordinates of one block
+    the covariance :math:`(\rho^2 - c / (d - 1))^p - \rho^{2p}`, and features
+    of different blocks none: the variance of the estimate, which
+    ``n_components="auto"`` sums over pairs of training rows, adding for
+    hashed-down input the Count Sketch's :math:`(\rho^2 + c / d)^p - \rho^{2p}`.
     Input whose padded length exceeds
     :math:`\max(4096, 2^{\lceil \log_2 D \rceil})`, :math:`D` ``n_components``, is first
     hashed down to that width by an independent Count Sketch per degree,

@@ -58,18 +58,19 @@ class PolynomialTreeSketch(BaseSketch):
         4096 and the power of two at or above ``n_components`` always hash.
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``. The
-        prediction is measured: a few pilot sketches of 256 features, then
-        of the size they predict, are drawn on the sampled rows, their error
-        against the exact kernel measured and extrapolated as ``1 /
-        n_components``. ``fit`` evaluates it on a sample of the training
-        rows (at most 2048 of their pairs and 128 rows, whatever their
-        number; the first batch of ``partial_fit``) and chooses the smallest
-        size (a fast real FFT length with ``base="tensorsketch"``) whose
-        predicted error is at most ``eps``, up to ``2**17``; an ``eps`` that
-        needs more, or a kernel that is 0 on the sample, raises a
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        nodes sketch sketches, with no closed form: the prediction is
+        measured, with pilot sketches of 256 features, then of the size
+        predicted, drawn on 128 of the sampled rows and their mean error
+        extrapolated as ``n_components ** -0.5`` (or along the law two pilot
+        sizes show). ``fit`` evaluates it on a sample of the training rows
+        (all the pairs of at most 256 of them, whatever their number; with
+        ``partial_fit``, of the first batch) and chooses the smallest size
+        (a fast real FFT length with ``base="tensorsketch"``) whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
         ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
@@ -109,10 +110,10 @@ class PolynomialTreeSketch(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
-        ``n_components``.
+        Gram matrix at ``n_components_`` (at most ``eps``): the mean error
+        of the pilots, extrapolated. None for an int ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

@@ -83,20 +83,20 @@ class OrthogonalRBFSampler(BaseSketch):
         How the frequencies are drawn (see above).
 
     eps : float, default=0.1
-        The relative error ``n_components="auto"`` aims at: the expected
-        ``||K_hat - K||_F / ||K||_F`` of the Gram matrix ``K_hat`` of the
-        features of the training rows against their kernel matrix ``K``. The
-        prediction is the variance of independent frequencies, ``(1 - k^2)^2
-        / n_components`` for a kernel value ``k``, lowered by the covariance
-        of the orthogonal frequencies of a block, which pilot features drawn
-        on the sampled rows measure (first at the size independent
-        frequencies need, then at the size predicted). ``fit`` evaluates it
-        on a sample of the training rows (at most 4096 of their pairs and
-        256 rows, whatever their number; the first batch of ``partial_fit``)
-        and chooses the smallest even size whose predicted error is at most
-        ``eps``, up to ``2**17``; an ``eps`` that needs more, or a kernel
-        that is 0 on the sample, raises a ValueError. Ignored for an int
-        ``n_components``. Between 0 and 1.
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the variance of independent frequencies,
+        ``(1 - k^2)^2 / n_components`` for a kernel value ``k``, summed over
+        the pairs, plus the covariance of two frequencies of one orthogonal
+        block (negative), which pilot features drawn on 128 of the sampled
+        rows measure at the size independent frequencies need (ORF: at most
+        512 features). ``fit`` evaluates it on a sample of the training rows
+        (all the pairs of at most 256 of them, whatever their number; with
+        ``partial_fit``, of the first batch) and chooses the smallest even
+        size whose predicted error is at most ``eps``, at most ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Pseudo-random number generator that draws the frequencies at fit.
@@ -156,10 +156,10 @@ class OrthogonalRBFSampler(BaseSketch):
 
     expected_error_ : float or None
         With ``n_components="auto"``, the predicted relative error of the
-        Gram matrix at ``n_components_`` (at most ``eps``); None for an int
-        ``n_components``.
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error. None for an int ``n_components``.
         :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
-        the error achieved on data.
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.

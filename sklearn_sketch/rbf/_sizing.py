@@ -52,9 +52,9 @@ class FourierModel(SizingModel):
 
     Parameters
     ----------
-    variance : float
+    variance : tuple of float
         ``V``, the weighed variance of one independent frequency over the
-        weighed squared kernel.
+        weighed squared kernel, on the sampled rows and on the pilot's.
     covariance : float
         ``C``, likewise, of two frequencies of one block.
     width : int
@@ -68,7 +68,8 @@ class FourierModel(SizingModel):
 
     def __init__(self, variance, covariance, width, pilot, n0=None, largest_pilot=None):
         super().__init__(even)
-        self.variance, self.covariance, self.width = variance, covariance, width
+        (self.variance, self.pilot_variance), self.covariance = variance, covariance
+        self.width = width
         self.pilot, self.n0, self.largest_pilot = pilot, n0, largest_pilot
 
     def block_weight(self, n_frequencies):
@@ -84,14 +85,17 @@ class FourierModel(SizingModel):
 
     def refine(self, n_components):
         # C is a property of two frequencies of a block, the same at every
-        # size: measured once, near the size the independent law predicts.
-        if self.n0 is not None:
-            return None
+        # size for ORF, whose pilots are capped; the structured blocks are
+        # measured again where the size moved. The pilots transform fewer
+        # rows than V is summed over: C is relative to their own V.
         f = min(max(n_components // 2, 1), self.largest_pilot or n_components)
+        if 2 * f == self.n0:
+            return None
         measured = self.pilot.squared_error(2 * f)
         weight = self.block_weight(f)
-        covariance = (measured - self.variance / f) / weight if weight else 0.0
-        return FourierModel(self.variance, covariance, self.width, self.pilot, 2 * f)
+        covariance = (measured - self.pilot_variance / f) / weight if weight else 0.0
+        return FourierModel((self.variance, self.pilot_variance), covariance, self.width,
+                            self.pilot, 2 * f, self.largest_pilot)
 
 
 def fourier_model(sketch_map, sample, random_state):
@@ -104,9 +108,7 @@ def fourier_model(sketch_map, sample, random_state):
     gamma = sketch_map.gamma
     if gamma == "scale":
         gamma = scale_gamma(sample.rows)
-    kernel = rbf_kernel_matrix(sample.rows, float(gamma))
-    variance = sample.relative(sample.weigh_gram((1 - kernel**2) ** 2 / 2),
-                               sample.weigh_gram(kernel**2))
+    variance = [_frequency_variance(part, float(gamma)) for part in (sample, sample.pilot)]
     new_map = type(sketch_map)
 
     def build(n_components):
@@ -118,3 +120,10 @@ def fourier_model(sketch_map, sample, random_state):
     pilot = Pilot(sample, build, random_state)
     largest = MAX_ORF_PILOT if sketch_map.method == "orf" else None
     return FourierModel(variance, 0.0, width, pilot, largest_pilot=largest)
+
+
+def _frequency_variance(sample, gamma):
+    """``V`` of :class:`FourierModel` on the rows of ``sample``."""
+    kernel = rbf_kernel_matrix(sample.rows, gamma)
+    return sample.relative(sample.weigh_gram((1 - kernel**2) ** 2 / 2),
+                           sample.weigh_gram(kernel**2))
