@@ -22,6 +22,7 @@ and publishes ``n_components_`` and ``expected_error_``.
 """
 
 import functools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
@@ -30,15 +31,15 @@ from .utils._chunking import single_threaded_blas
 from .utils._validation import canonical_csr
 
 #: The largest size ``n_components="auto"`` chooses: an ``eps`` that needs
-#: more is refused, at once, with the size it would need.
+#: more is refused, at once, with the error predicted at this size.
 MAX_AUTO_COMPONENTS = 2**17
 #: Training rows that the formulas are evaluated on (all their pairs), and
 #: the fewer that pilot sketches transform.
 N_SIZING_ROWS = 256
 N_PILOT_ROWS = 128
 #: Independent pilot sketches averaged at each pilot size: at least the
-#: first number, more while the mean squared error's relative standard
-#: error is above ``PILOT_PRECISION``, at most the second.
+#: first number, more while the relative standard error of their mean error
+#: is above ``PILOT_PRECISION``, at most the second.
 PILOT_DRAWS = (3, 12)
 PILOT_PRECISION = 0.1
 #: Most refinements of a model by pilots near the size it predicts.
@@ -90,7 +91,7 @@ class Sample:
         return _float64_rows(self.X, self._rows)
 
     def weigh_gram(self, M):
-        """:meth:`weigh` of a matrix ``M`` over all pairs of :attr:`rows`."""
+        """:func:`weigh_gram` of a matrix ``M`` over all pairs of :attr:`rows`."""
         return weigh_gram(M, self.n_rows)
 
     def relative(self, variance, kernel_norm):

@@ -22,6 +22,8 @@ The tree and the Maclaurin sketches, whose nodes sketch sketches, are sized
 by pilots (``_sizing.PilotModel``).
 """
 
+import functools
+
 import numpy as np
 import scipy.fft
 
@@ -94,11 +96,12 @@ def count_sketch_model(sketch_map, sample):
     return VarianceModel(lambda n: ratio / n, fast_length)
 
 
-def srht_variance(moments, degree, n_samples, block, hashed, complex_signs):
-    """Variance of an SRHT product's estimate with ``n_samples`` samples (see the module).
+def srht_terms(moments, degree, block, hashed, complex_signs):
+    """Per pair, the variance of one SRHT sample, the covariance of two samples of
+    one block of length ``block``, and the Count Sketch's variance of hashed input.
 
-    ``n_samples`` real samples (TensorSRHT) or complex ones
-    (ComplexToRealSketch, ``n_components = 2 n_samples``).
+    Real samples (TensorSRHT) or complex ones (ComplexToRealSketch, whose
+    ``n_components`` real features are half as many complex samples).
     """
     rho, norms, s = moments
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -112,23 +115,30 @@ def srht_variance(moments, degree, n_samples, block, hashed, complex_signs):
         else:
             single = (rho**2 + c) ** degree - power
             pair = (rho**2 - c * inverse) ** degree - power
-        same = same_block_pairs(n_samples, block)
-        variance = (n_samples * single + same * pair) / n_samples**2
-        if hashed:
-            variance = variance + (rho**2 + c / block) ** degree - power
-    return variance
+        floor = (rho**2 + c / block) ** degree - power if hashed else np.zeros_like(rho)
+    return single, pair, floor
 
 
 def srht_model(sketch_map, sample, complex_signs=False):
-    """TensorSRHT (or the complex SRHT of ComplexToRealSketch): the exact variance."""
+    """TensorSRHT (or the complex SRHT of ComplexToRealSketch): the exact variance,
+    ``(n single + sum_b f_b (f_b - 1) pair) / n^2 + floor`` for ``n`` samples."""
     degree, moments = sketch_map.degree, sample_moments(sketch_map, sample)
     n_keys = n_augmented_features(sketch_map.n_features, sketch_map.coef0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        kernel_norm = sample.weigh_gram(moments[0] ** (2 * degree))
+
+    @functools.lru_cache(maxsize=None)
+    def weighed_terms(block, hashed):
+        # The block length takes a few values (powers of two) over a search.
+        terms = srht_terms(moments, degree, block, hashed, complex_signs)
+        return [sample.relative(sample.weigh_gram(term), kernel_norm) for term in terms]
 
     def variance(n_components):
         n_samples = -(-n_components // 2) if complex_signs else n_components
         block, hashed = srht_width(n_keys, n_samples)
-        return _relative(sample, moments, degree, lambda m: srht_variance(
-            m, degree, n_samples, block, hashed, complex_signs))
+        single, pair, floor = weighed_terms(block, hashed)
+        same = same_block_pairs(n_samples, block)
+        return (n_samples * single + same * pair) / n_samples**2 + floor
 
     return VarianceModel(variance, even if complex_signs else None)
 
