@@ -361,7 +361,10 @@ def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
     block = n_rows if sparse_output else max(max_bytes // (16 * max(n_output, 1)), 1)
     if block >= n_rows:
         Z = features(rows)
-        Z = Z.astype(np.float64) if sp.issparse(Z) else np.asarray(Z, dtype=np.float64)
+        if sp.issparse(Z):
+            Z = _used_columns(Z.astype(np.float64))
+        else:
+            Z = np.asarray(Z, dtype=np.float64)
         gram = Z @ Z.T
         return gram.toarray() if sp.issparse(gram) else gram
     gram = np.empty((n_rows, n_rows))
@@ -375,6 +378,18 @@ def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
             gram[a : a + block, b : b + block] = Z_a @ Z_b.T
             gram[b : b + block, a : a + block] = gram[a : a + block, b : b + block].T
     return gram
+
+
+def _used_columns(Z):
+    """CSR ``Z`` restricted to the columns it stores, in order (the same ``Z Z^T``).
+
+    A hasher's output has ``n_components * 2**b_bits`` columns, most of them
+    empty among a few rows: the product would cost in proportion to them.
+    """
+    Z = canonical_csr(Z)
+    columns, inverse = np.unique(Z.indices, return_inverse=True)
+    return sp.csr_matrix((Z.data, inverse.reshape(-1), Z.indptr),
+                         shape=(Z.shape[0], columns.size))
 
 
 def smallest_size(model, eps):

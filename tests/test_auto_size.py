@@ -226,6 +226,7 @@ def test_the_error_chosen_is_the_error_measured_on_real_data(name, dataset, data
                 heavy_tailed=(name, dataset) in HEAVY_TAILED)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_one_permutation_refuses_an_eps_below_its_floor():
     # With many more hashes than nonzeros (rows of about 44), one permutation
