@@ -220,10 +220,10 @@ class PilotModel(SizingModel):
     (the ``1/n`` law of independent features), or, refined from a model
     measured at a size at least 1.5 times smaller or larger, the one through
     both measurements (clipped to ``[0, 2]``). Where a larger size measured
-    a larger error (by more than 10%), the sketch is past its best size (as
-    one permutation's hashes, once they outnumber the nonzeros): the model
-    keeps the least error measured as a floor, which no ``eps`` below
-    reaches.
+    a larger error (by more than 10% and two standard errors), the sketch is
+    past its best size (as one permutation's hashes, once they outnumber the
+    nonzeros): the model keeps the least error measured as a floor, which no
+    ``eps`` below reaches.
 
     Parameters
     ----------
@@ -238,14 +238,17 @@ class PilotModel(SizingModel):
     def __init__(self, pilot, n0, admissible=None, former=None):
         super().__init__(admissible)
         self.pilot, self.n0 = pilot, self.admissible(n0)
-        self.error0 = pilot.mean_error(self.n0) ** 2
+        error, se = pilot.mean_error(self.n0)
+        self.error0 = error**2
         earlier = former.history if former is not None else ()
-        self.history = (*earlier, (self.n0, self.error0))
+        self.history = (*earlier, (self.n0, error, se))
         self.exponent, self.floor = 1.0, False
-        smaller = [error for n, error in earlier if n < self.n0]
-        if smaller and self.error0 > 1.21 * min(smaller):
-            self.n0, self.error0 = min(self.history, key=lambda measured: measured[1])
-            self.floor = True
+        least = min((m for m in earlier if m[0] < self.n0), default=None,
+                    key=lambda measured: measured[1])
+        if least is not None and error > 1.1 * least[1] and (
+            error - least[1] > 2 * np.hypot(se, least[2])
+        ):
+            self.n0, self.error0, self.floor = least[0], least[1] ** 2, True
         elif former is not None and max(self.n0 / former.n0, former.n0 / self.n0) >= 1.5:
             ratio = np.log(former.error0 / self.error0) / np.log(self.n0 / former.n0)
             self.exponent = float(np.clip(ratio, 0.0, 2.0))
@@ -327,8 +330,9 @@ class Pilot:
         return self.errors(n_components, squared=True).mean()
 
     def mean_error(self, n_components):
-        """The mean relative error of the draws at ``n_components``."""
-        return self.errors(n_components, squared=False).mean()
+        """The mean relative error of the draws at ``n_components``, and its standard error."""
+        errors = self.errors(n_components, squared=False)
+        return errors.mean(), errors.std(ddof=1) / np.sqrt(errors.size)
 
 
 def _relative_spread(values):

@@ -73,12 +73,14 @@ def kernel_approximation_error(estimator, X, *, n_samples=1000, random_state=Non
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_sketch import TensorSketch
+    >>> from sklearn_sketch import OrthogonalRBFSampler
     >>> from sklearn_sketch.metrics import kernel_approximation_error
     >>> X = np.random.RandomState(0).rand(200, 10)
-    >>> sketch = TensorSketch(n_components="auto", eps=0.05, random_state=0).fit(X)
-    >>> error = kernel_approximation_error(sketch, X, random_state=0)
-    >>> bool(0.025 < error < 0.075)
+    >>> sampler = OrthogonalRBFSampler(n_components="auto", eps=0.05, random_state=0)
+    >>> sampler.fit(X).expected_error_ <= 0.05
+    True
+    >>> error = kernel_approximation_error(sampler, X)
+    >>> bool(0.04 < error < 0.06)
     True
     """
     check_is_fitted(estimator, "_map")
