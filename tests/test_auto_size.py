@@ -114,7 +114,7 @@ RULE = {
     "PolynomialTreeSketch-hash": (
         P(PolynomialTreeSketch, degree=2, coef0=1.0, buckets="hash"), "unit", ["long"], []),
     "PolynomialTreeSketch-tensorsrht": (
-        P(PolynomialTreeSketch, degree=3, coef0=1.0, base="tensorsrht"), "unit",
+        P(PolynomialTreeSketch, degree=2, coef0=1.0, base="tensorsrht"), "unit",
         ["nonnegative"], []),
     "MaclaurinSketch-tree": (P(MaclaurinSketch, degree=3, coef0=1.0), "unit", ["dense"],
                              ["mnist"]),
