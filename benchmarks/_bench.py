@@ -288,3 +288,21 @@ def print_table(title, times, anchor=None, rows=None, clock="wall", unit="s",
             ratios = [ref / value if speedup else value / ref for value, ref in pairs]
             line += "".join(f" {ratio:14.2f}" for ratio in ratios)
         print(f"{labels[name]:{width}s}{line}")
+
+
+def print_rows(headers, rows, header=True):
+    """Rows of values as a Markdown table, the headings first when ``header``.
+
+    Parameters
+    ----------
+    headers : list of str
+    rows : list of list
+        One list of values per line, printed with ``str``.
+    header : bool, default=True
+        Whether to print the headings and the separator line first.
+    """
+    if header:
+        print("| " + " | ".join(headers) + " |")
+        print("|" + "|".join("---" for _ in headers) + "|")
+    for values in rows:
+        print("| " + " | ".join(str(value) for value in values) + " |")

@@ -5,17 +5,21 @@ the input rules (``validate_features``), the one size check (an impossible
 model fails at once, naming the memory it would need), dask dispatch, the
 chunked and parallel transform into a dense or sparse output,
 ``partial_fit`` bookkeeping, tags and feature names (refused, at once,
-beyond ``MAX_FEATURE_NAMES``), and scikit-learn's array API dispatch: under
+beyond ``MAX_FEATURE_NAMES``), the size of the sketch (``n_components="auto"``
+with ``eps``, chosen by ``_sizing.auto_size`` through the map's
+``sizing_model`` hook, and the fitted ``n_components_`` and
+``expected_error_``), and scikit-learn's array API dispatch: under
 ``array_api_dispatch=True`` an input of another namespace than NumPy is fit
 on the host and transformed on its device by the map's ``transform_array``
 (see ``utils._array_api``). A subclass states its parameters and builds
-its :class:`~sklearn_sketch._map.SketchMap` in one hook, ``_make_map``, as
-scikit-learn's ``BaseRandomProjection`` subclasses fill
+its :class:`~sklearn_sketch._map.SketchMap` of a given size in one hook,
+``_make_map``, as scikit-learn's ``BaseRandomProjection`` subclasses fill
 ``_make_random_matrix``.
 """
 
 from abc import ABCMeta, abstractmethod
 from contextlib import contextmanager
+from numbers import Real
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -25,6 +29,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._map import fit_bytes, host_dtype, transform_bytes
+from ._sizing import auto_size
 from .utils._chunking import (
     DEVICE_CHUNK_MIB,
     check_allocation,
@@ -44,9 +49,9 @@ from .utils._array_api import (
     to_device,
     to_host,
 )
-from .utils._compat import _check_feature_names_in, _fit_context
+from .utils._compat import Interval, StrOptions, _check_feature_names_in, _fit_context
 from .utils._dask import maybe_transform_dask
-from .utils._validation import finite_check, validate_features
+from .utils._validation import finite_check, positive_int, validate_features
 
 # scikit-learn's feature names are Python strings in an object array (what
 # check_estimator, pandas output and ColumnTransformer expect), each about
@@ -55,6 +60,15 @@ from .utils._validation import finite_check, validate_features
 MAX_FEATURE_NAMES = 2**23
 # Names are built by chunks, so that no list of all of them is held twice.
 _NAMES_CHUNK = 2**16
+
+#: The constraints of ``n_components`` and ``eps`` of an estimator that sizes
+#: itself (``n_components="auto"``, see ``_sizing``).
+AUTO_SIZE_CONSTRAINTS = {
+    "n_components": [positive_int(), StrOptions({"auto"})],
+    "eps": [Interval(Real, 0, 1, closed="neither")],
+}
+#: The fitted attributes of the size, set by every fit.
+_SIZE_ATTRIBUTES = ("n_components_", "expected_error_")
 
 
 class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
@@ -70,13 +84,19 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     #: down) still refuses it under dispatch, with a clear error.
     _array_api_support = False
 
+    #: Why ``n_components="auto"`` is refused (a message), for an estimator
+    #: whose features do not estimate its kernel; None: it sizes itself.
+    _auto_size_refusal = None
+
     @abstractmethod
-    def _make_map(self, X):
-        """The map of this estimator for the validated training data ``X``, not drawn yet.
+    def _make_map(self, X, n_components):
+        """The map of this estimator with ``n_components`` for the training data ``X``.
 
         Only the layout is computed (nothing drawn): the base checks the
         map's size, then has it draw its random state (see
-        :class:`~sklearn_sketch._map.SketchMap`).
+        :class:`~sklearn_sketch._map.SketchMap`). ``n_components`` is the
+        parameter, or the size ``n_components="auto"`` chose; the sizing
+        also builds maps of other sizes, as pilots.
         """
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -98,13 +118,31 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         with self._refitting():
             X, target = self._host_input(X, reset=True)
-            self._draw_map(self._make_map(X), X, target)
+            size = self._choose_size(X)
+            self._draw_map(self._make_map(X, size[0]), X, target, size)
         return self
 
     def __sklearn_is_fitted__(self):
         # What transform checks: scikit-learn's check_is_fitted (and a
         # Pipeline ending in the estimator) then says what transform does.
         return "_map" in vars(self)
+
+    def _choose_size(self, X):
+        """``(n_components_, expected_error_)`` for the validated training rows ``X``.
+
+        An int ``n_components`` is used as it is, with no prediction (None);
+        ``"auto"`` is sized from ``eps`` on a sample of ``X`` (see
+        ``_sizing.auto_size``), or refused where the features do not
+        estimate the kernel.
+        """
+        if self.n_components != "auto":
+            return self.n_components, None
+        if self._auto_size_refusal is not None:
+            raise ValueError(
+                f"{type(self).__name__} does not take n_components='auto': "
+                f"{self._auto_size_refusal}"
+            )
+        return auto_size(self, X)
 
     @contextmanager
     def _refitting(self):
@@ -130,7 +168,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         former = vars(self).pop("_map", None)
         fitted = ["n_features_in_", "feature_names_in_", "_n_features_out", "_fit_namespace"]
         if former is not None:
-            fitted += former.fitted_attributes()
+            fitted += [*former.fitted_attributes(), *_SIZE_ATTRIBUTES]
         for name in fitted:
             vars(self).pop(name, None)
 
@@ -147,11 +185,12 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             X = to_host(X, target[0])
         return validate_features(self, X, reset=reset), target
 
-    def _draw_map(self, sketch_map, X, target=None):
+    def _draw_map(self, sketch_map, X, target, size):
         """Check the size of ``sketch_map``, then draw it and publish its attributes.
 
         ``target``: the ``(xp, device)`` of an array API training input
-        (see :meth:`_host_input`), or None.
+        (see :meth:`_host_input`), or None; ``size``: ``(n_components_,
+        expected_error_)`` (see :meth:`_choose_size`).
         """
         sketch_map.owner = type(self).__name__
         sketch_map.check()
@@ -163,6 +202,7 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         )
         sketch_map.draw(check_random_state(self.random_state), X)
         self._publish(sketch_map.fitted_attributes(), target)
+        vars(self).update(zip(_SIZE_ATTRIBUTES, size))
         # The namespace and device of the training data, which the inputs of
         # transform share under dispatch: an empty array there (a NumPy fit
         # keeps none), which scikit-learn's move_estimator_to moves with the
@@ -228,8 +268,9 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def partial_fit(self, X, y=None):
         """Fit on a batch of training data.
 
-        Most sketches fit on the first batch, as ``fit`` does, and check the
-        number of features of later ones. A sketch that keeps a sample of
+        Most sketches fit on the first batch, as ``fit`` does (with
+        ``n_components="auto"``, the size is chosen on the first batch),
+        and check the number of features of later ones. A sketch that keeps a sample of
         its training rows (KernelJL) updates it with every batch, as its
         Notes describe; ``partial_fit`` after ``fit`` then starts afresh.
 
@@ -260,7 +301,8 @@ class BaseSketch(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         elif self._make_stream_map is not None:
             with self._refitting():
                 X, target = self._host_input(X, reset=True)
-                self._draw_map(self._make_stream_map(X), X, target)
+                size = self._choose_size(X)
+                self._draw_map(self._make_stream_map(X), X, target, size)
         elif stream is None:
             return self.fit(X)
         else:

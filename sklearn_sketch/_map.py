@@ -138,6 +138,31 @@ class SketchMap(metaclass=ABCMeta):
         """The estimator's public fitted attributes (names ending in ``_``) this map sets."""
         return {}
 
+    def estimated_kernel(self, X):
+        """What the inner products of the drawn map's features estimate, between rows of ``X``.
+
+        The kernel the estimator's docstring states, with any offset the
+        features carry by design (the b-bit codes' ``(1 - P) 2**-b``): the
+        features' expectation, against which ``n_components="auto"`` and
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measure
+        the error.
+
+        Returns
+        -------
+        K : ndarray of shape (n_rows, n_rows), float64
+        """
+        raise NotImplementedError(f"{self.owner}'s features do not estimate a kernel.")
+
+    def sizing_model(self, sample, build, random_state):
+        """The :class:`~sklearn_sketch._sizing.SizingModel` of this sketch on ``sample``.
+
+        The hook of ``n_components="auto"``: the predicted relative error of
+        the Gram matrix against the size, from the family's variance formula
+        on the sampled pairs or from pilots, maps ``build(n)`` of size ``n``
+        drawn with seeds from ``random_state`` (see ``_sizing``).
+        """
+        raise NotImplementedError(f"{self.owner} does not size itself.")
+
     def input_bytes_per_row(self, X):
         """:meth:`bytes_per_row` for this input (a map may read its sparsity)."""
         return self.bytes_per_row(X.dtype)

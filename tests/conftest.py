@@ -290,10 +290,20 @@ ESTIMATOR_REGISTRY = _registry()
 
 def extra_check_estimators():
     """Options the registry's cross-cutting tests cannot take, for scikit-learn's
-    checks (test_common, test_array_api): a precomputed kernel (square input)
-    and a non-default gamma."""
-    from sklearn_sketch import KernelJL, TensorSketch
+    checks (test_common, test_array_api): a precomputed kernel (square input),
+    a non-default gamma, and sizes chosen by ``n_components="auto"``."""
+    from sklearn_sketch import (
+        CoREHasher,
+        KernelJL,
+        MinMaxHasher,
+        OrthogonalRBFSampler,
+        PolynomialTreeSketch,
+        TensorSketch,
+    )
 
+    # n_components="auto": a closed form, pilots, the block covariance, the
+    # hashers' formulas and pilots (a large eps keeps the sizes small).
+    auto = dict(n_components="auto", eps=0.5, random_state=0)
     return {
         "KernelJL-precomputed": KernelJL(
             n_components=16, n_subsample=8, kernel="precomputed", random_state=0
@@ -301,6 +311,11 @@ def extra_check_estimators():
         "TensorSketch-gamma": TensorSketch(
             n_components=64, degree=3, gamma=0.5, coef0=1.0, random_state=0
         ),
+        "TensorSketch-auto": TensorSketch(degree=2, coef0=1.0, **auto),
+        "PolynomialTreeSketch-auto": PolynomialTreeSketch(degree=3, coef0=1.0, **auto),
+        "OrthogonalRBFSampler-auto": OrthogonalRBFSampler(**auto),
+        "CoREHasher-auto": CoREHasher(**auto),
+        "MinMaxHasher-auto": MinMaxHasher(**auto),
     }
 
 

@@ -153,19 +153,21 @@ def _fitted_says(estimator, X):
 
 def _failing_draw(estimator):
     """Make the next fit of ``estimator`` fail in its map's draw (after validation)."""
-    make_map = estimator._make_map
 
     def draw(random_state, X):
         raise ValueError("a draw that fails")
 
-    def failing_map(X):
-        sketch_map = make_map(X)
-        sketch_map.draw = draw
-        return sketch_map
+    def failing(make_map):
+        def failing_map(*args):
+            sketch_map = make_map(*args)
+            sketch_map.draw = draw
+            return sketch_map
 
-    estimator._make_map = failing_map
+        return failing_map
+
+    estimator._make_map = failing(estimator._make_map)
     if estimator._make_stream_map is not None:
-        estimator._make_stream_map = failing_map
+        estimator._make_stream_map = failing(estimator._make_stream_map)
 
 
 # How a fit fails: a size refused before the draw, a value rejected by the

@@ -3,7 +3,7 @@
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS
 
 from .._base import BaseSketch
-from ..utils._compat import StrOptions
+from ..utils._compat import Hidden, StrOptions
 from ..utils._validation import N_JOBS_CONSTRAINT, positive_int
 from ._gram_sketch import GramSketchMap, StreamedGramSketchMap
 from ._kernel_params import KERNEL_PARAMETER_RANGES
@@ -36,7 +36,10 @@ class KernelJL(BaseSketch):
     Parameters
     ----------
     n_components : int, default=100
-        Dimension ``d`` of the output feature space.
+        Dimension ``d`` of the output feature space. Unlike the other
+        estimators, KernelJL does not take ``"auto"``: its features do not
+        estimate the kernel (see Notes), so no size brings their inner
+        products to it.
 
     n_subsample : int, default=300
         Size ``n`` of the subsample whose Gram matrix is sketched; it should
@@ -114,6 +117,14 @@ class KernelJL(BaseSketch):
     n_samples_seen_ : int
         Number of training rows the subsample was drawn from, over all
         batches of ``partial_fit``.
+
+    n_components_ : int
+        ``n_components``, as every estimator of the package records the
+        size it used.
+
+    expected_error_ : None
+        None: KernelJL predicts no error of its features against the
+        kernel, which they do not estimate (see ``n_components``).
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -196,7 +207,8 @@ class KernelJL(BaseSketch):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [positive_int()],
+        # "auto" is refused at fit, with the reason (see _auto_size_refusal).
+        "n_components": [positive_int(), Hidden(StrOptions({"auto"}))],
         "n_subsample": [positive_int()],
         "kernel": [
             StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"}),
@@ -236,8 +248,18 @@ class KernelJL(BaseSketch):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
-        """The sketch of the Gram matrix of a uniform subsample of ``X``."""
+    _auto_size_refusal = (
+        "its features do not estimate the kernel k(x, y): their inner products "
+        "estimate k_x^T K^2 k_y up to a constant, the kernel through the cube of "
+        "the subsample's covariance operator (see the Notes), so no n_components "
+        "brings them to k(x, y), and a target error eps has no meaning. Pass "
+        "n_components as an integer; for features that approximate the kernel "
+        "itself, see Nystroem or the other estimators of sklearn_sketch."
+    )
+
+    def _make_map(self, X, n_components):
+        """The sketch of the Gram matrix of a uniform subsample of ``X`` (``n_components``:
+        the parameter, which KernelJL never chooses)."""
         return GramSketchMap(X, self.get_params())
 
     def _make_stream_map(self, X):

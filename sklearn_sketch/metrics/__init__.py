@@ -1,4 +1,5 @@
-"""Exact kernels, for ``SVC(kernel="precomputed")`` baselines and tests.
+"""Exact kernels, for ``SVC(kernel="precomputed")`` baselines and tests, and the
+error a fitted sketch achieves against its kernel (:func:`kernel_approximation_error`).
 
 The kernels are compiled loops (``_kernels``) over the rows of ``X`` and an
 inverted index of ``Y`` (its rows by column, over the columns it stores), in
@@ -17,8 +18,15 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_non_negative
 
 from ..utils._validation import FLOAT_DTYPES, canonical_csr
+from ._approximation import kernel_approximation_error
 
-__all__ = ["core_kernel", "gmm_kernel", "min_max_kernel", "resemblance_kernel"]
+__all__ = [
+    "core_kernel",
+    "gmm_kernel",
+    "kernel_approximation_error",
+    "min_max_kernel",
+    "resemblance_kernel",
+]
 
 
 def _canonical(X):
@@ -233,6 +241,24 @@ def _min_max(X, Y, name):
     n_Y = y[-1].size
     out = np.empty((x[0].size - 1, n_Y), dtype=dtype)
     min_max_rows(*x, *y[:-1], _HALVES, Y is None, np.empty(n_Y), out)
+    return out
+
+
+def _zero_bit_probability(X, Y=None):
+    """``P[i(x) = i(y)]`` of the coordinates of two rows' consistent samples.
+
+    The collision probability of MinMaxHasher's ``codes="0bit"`` for the
+    split rows ``[max(x, 0), max(-x, 0)]`` (the rows themselves when they
+    are nonnegative): at least the GMM kernel, see ``zero_bit_rows``.
+    """
+    from ._kernels import zero_bit_rows
+
+    X, Y, dtype = _check_pair(X, Y, "_zero_bit_probability")
+    x, y = _prepare(X, Y, False)
+    n_Y = y[-1].size
+    out = np.empty((x[0].size - 1, n_Y), dtype=dtype)
+    zero_bit_rows(*x, *y[:-1], _HALVES, Y is None, np.empty(n_Y), np.empty(n_Y),
+                  np.empty(n_Y), out)
     return out
 
 

@@ -188,3 +188,76 @@ def core_rows(x_indptr, x_columns, x_data, y_colptr, y_rows, y_data, y_sizes, ki
             out[i, q] = value
             if symmetric:
                 out[q, i] = value
+
+
+@kernel
+def _shared_excess(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows,
+                   y_data, y_exponents, halves, last, minima, over_y, over_x):
+    """``_shared_minima``, and the excesses ``(x~ - y~)+ y~`` and ``(y~ - x~)+ x~``.
+
+    Over the columns the split rows share, at the pair's scale (see
+    ``_shared_minima``): ``minima[q] += min(a, b)``, ``over_y[q] += (a -
+    b)+ b`` and ``over_x[q] += (b - a)+ a`` for the values ``a`` of row
+    ``i`` and ``b`` of row ``q``.
+    """
+    last_gap = halves.size - 1
+    for p in range(x_indptr[i], x_indptr[i + 1]):
+        column = x_columns[p]
+        if column < 0:
+            continue
+        v = x_data[p]
+        for t in range(y_colptr[column], _column_stop(y_colptr, y_rows, column, last)):
+            q = y_rows[t]
+            w = y_data[t]
+            if (v > 0.0) != (w > 0.0):
+                continue
+            gap = x_exponents[i] - y_exponents[q]
+            a, b = abs(v), abs(w)
+            if gap >= 0:
+                b *= halves[min(gap, last_gap)]
+            else:
+                a *= halves[min(-gap, last_gap)]
+            minima[q] += min(a, b)
+            over_y[q] += max(a - b, 0.0) * b
+            over_x[q] += max(b - a, 0.0) * a
+
+
+@kernel
+def zero_bit_rows(x_indptr, x_columns, x_data, x_exponents, x_l1, y_colptr, y_rows,
+                  y_data, y_exponents, y_l1, halves, symmetric, minima, over_y, over_x,
+                  out):
+    """``out[i, q]``: the probability that two rows' consistent samples share a coordinate.
+
+    With ``M = sum max`` of the split rows, ``(sum min + sum (x - y)+ y / |y|_1
+    + sum (y - x)+ x / |x|_1) / M``: the samples are the same with
+    probability ``sum min / M``; otherwise the first sample lies only under
+    one row, and the other row's sample is its own, at coordinate ``i``
+    with probability ``y_i / |y|_1``, whatever the first one is. The
+    arguments are those of ``min_max_rows``, with ``over_y`` and ``over_x``
+    two more float64 scratch rows. A pair with an all-zero row gives 0.
+    """
+    last_gap = halves.size - 1
+    for i in range(out.shape[0]):
+        last = i if symmetric else out.shape[1] - 1
+        minima[: last + 1] = 0.0
+        over_y[: last + 1] = 0.0
+        over_x[: last + 1] = 0.0
+        _shared_excess(i, x_indptr, x_columns, x_data, x_exponents, y_colptr, y_rows,
+                       y_data, y_exponents, halves, last, minima, over_y, over_x)
+        for q in range(last + 1):
+            value = 0.0
+            if x_l1[i] > 0.0 and y_l1[q] > 0.0:
+                gap = x_exponents[i] - y_exponents[q]
+                x_norm, y_norm = x_l1[i], y_l1[q]
+                if gap >= 0:
+                    y_norm *= halves[min(gap, last_gap)]
+                else:
+                    x_norm *= halves[min(-gap, last_gap)]
+                if y_norm > 0.0 and x_norm > 0.0:
+                    top = over_y[q] / y_norm + over_x[q] / x_norm + minima[q]
+                    value = min(top / (x_norm + y_norm - minima[q]), 1.0)
+                else:
+                    value = 0.0
+            out[i, q] = value
+            if symmetric:
+                out[q, i] = value

@@ -18,6 +18,7 @@ from ..utils._sparse import gather
 from ._minwise_codes import MinwiseCodes, holds_positions
 from ._one_hot import OneHotCodesMap, output_indptr
 from ._projection import FEATURE_BLOCK, project
+from ._sizing import core_kernel_with_offset, core_model
 
 # Rows whose largest absolute value is beyond 2**+-EXTREME_EXPONENT are
 # rescaled before their norm and projection: float32 projections of values
@@ -120,6 +121,12 @@ class CoREMap(OneHotCodesMap):
             **self.minwise_codes.fitted_attributes(),
             "projection_seed_": self.projection_seed,
         }
+
+    def estimated_kernel(self, X):
+        return core_kernel_with_offset(self, X)
+
+    def sizing_model(self, sample, build, random_state):
+        return core_model(self, sample, build, random_state)
 
     def prepare(self, X, n_jobs, n_chunks):
         # The threads that share the work of each chunk.

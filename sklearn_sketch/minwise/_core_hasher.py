@@ -2,12 +2,11 @@
 
 from numbers import Integral
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
 from ..utils._validation import (
     N_JOBS_CONSTRAINT,
     StrictInterval,
-    positive_int,
 )
 from ._core_features import CoREMap
 from ._projection import PROJECTIONS
@@ -36,9 +35,9 @@ class CoREHasher(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=256
+    n_components : int or "auto", default=256
         The number of hashes ``k``, also the number of nonzeros of each
-        output row.
+        output row. ``"auto"`` chooses it from ``eps``.
 
     kernel : {"core1", "core2", "resemblance"}, default="core1"
         The kernel the inner products estimate.
@@ -72,6 +71,26 @@ class CoREHasher(BaseSketch):
         matrix behind feature hashing (8192 buckets per group of 128
         columns), whose cost does not grow with the number of features.
 
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. ``K``
+        is what the features estimate: the kernel, plus the offset of the
+        b-bit codes (see Notes), which no number of hashes removes. With
+        ``hashing="minwise"`` the prediction is the exact variance of the
+        estimate (see Notes, b-bit codes included) summed over the pairs;
+        "fss" and "oph", whose locations are not independent, are measured
+        with pilot sketches drawn on 128 of the sampled rows, at the number
+        of hashes that variance gives and then at the one predicted, their
+        mean error extrapolated along the law they show ("oph" stops
+        improving once the hashes outnumber the rows' nonzeros). ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest number of hashes whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
+        ValueError. Ignored for an int ``n_components``. Between 0 and 1.
+
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and the projection drawn in ``fit``.
 
@@ -101,6 +120,18 @@ class CoREHasher(BaseSketch):
         Number of output columns, ``n_components * 2**b_bits`` (with
         ``b_bits=None``: ``n_components`` times the number of input
         features); each nonempty output row has ``n_components`` nonzeros.
+
+    n_components_ : int
+        The number of hashes used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): for
+        ``hashing="minwise"``, the root of the expected squared error; for
+        "fss" and "oph", the mean error of the pilots, extrapolated. None
+        for an int ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -161,7 +192,7 @@ class CoREHasher(BaseSketch):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [positive_int()],
+        **AUTO_SIZE_CONSTRAINTS,
         "kernel": [StrOptions({"core1", "core2", "resemblance"})],
         "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
         "hashing": [StrOptions({"fss", "minwise", "oph"})],
@@ -178,6 +209,7 @@ class CoREHasher(BaseSketch):
         b_bits=8,
         hashing="fss",
         projection="gaussian",
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -186,11 +218,12 @@ class CoREHasher(BaseSketch):
         self.b_bits = b_bits
         self.hashing = hashing
         self.projection = projection
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return CoREMap(
-            self.n_components, X.shape[1], kernel=self.kernel, b_bits=self.b_bits,
+            n_components, X.shape[1], kernel=self.kernel, b_bits=self.b_bits,
             hashing=self.hashing, projection=self.projection,
         )

@@ -13,6 +13,7 @@ from ..utils._hashing import draw_multiply_shift
 from ..utils._sparse import gather
 from ._cws import dart_samples
 from ._one_hot import OneHotCodesMap, output_indptr, write_codes
+from ._sizing import min_max_kernel_with_offset, min_max_model
 
 # Temporaries of transform per row and hash (positions, dart keys, features,
 # codes and values), per row, and per stored entry of the chunk's input
@@ -88,6 +89,12 @@ class DartCodesMap(OneHotCodesMap):
             "hash_seed_": self.hash_seed,
             "bucket_coefficients_": self.bucket_coefficients,
         }
+
+    def estimated_kernel(self, X):
+        return min_max_kernel_with_offset(self, X)
+
+    def sizing_model(self, sample, build, random_state):
+        return min_max_model(self, sample)
 
     def prepare(self, X, n_jobs, n_chunks):
         self.check_values(X)

@@ -2,9 +2,9 @@
 
 from numbers import Integral
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
-from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval
 from ._dart_codes import DartCodesMap
 
 
@@ -42,9 +42,9 @@ class MinMaxHasher(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=256
+    n_components : int or "auto", default=256
         The number of hashes ``k``, also the number of nonzeros of each
-        output row.
+        output row. ``"auto"`` chooses it from ``eps``.
 
     b_bits : int or None, default=8
         Bits of the code of each sample, between 1 and 32: a block is
@@ -59,6 +59,22 @@ class MinMaxHasher(BaseSketch):
 
     kernel : {"minmax", "gmm"}, default="minmax"
         "minmax" needs nonnegative data; "gmm" accepts any real data.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. ``K``
+        is what the features estimate, the collision probability ``P`` of
+        what is coded plus the offset of the b-bit codes (see Notes), which
+        no number of hashes removes. The prediction is the exact variance
+        ``P_b (1 - P_b) / k`` of the fraction of agreeing codes,
+        ``P_b = P + (1 - P) 2**-b``, summed over the pairs. ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest number of hashes whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
+        ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes drawn in ``fit``.
@@ -81,6 +97,17 @@ class MinMaxHasher(BaseSketch):
         Number of output columns, ``n_components * 2**b_bits`` (with
         ``b_bits=None``: ``n_components`` times the number of input
         features); each nonempty output row has ``n_components`` nonzeros.
+
+    n_components_ : int
+        The number of hashes used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -150,7 +177,7 @@ class MinMaxHasher(BaseSketch):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [positive_int()],
+        **AUTO_SIZE_CONSTRAINTS,
         "b_bits": [StrictInterval(Integral, 1, 32, closed="both"), None],
         "codes": [StrOptions({"full", "0bit"})],
         "kernel": [StrOptions({"minmax", "gmm"})],
@@ -160,18 +187,19 @@ class MinMaxHasher(BaseSketch):
 
     def __init__(
         self, n_components=256, *, b_bits=8, codes="full", kernel="minmax",
-        random_state=None, n_jobs=None,
+        eps=0.1, random_state=None, n_jobs=None,
     ):
         self.n_components = n_components
         self.b_bits = b_bits
         self.codes = codes
         self.kernel = kernel
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return DartCodesMap(
-            self.n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
+            n_components, X.shape[1], b_bits=self.b_bits, codes=self.codes,
             kernel=self.kernel,
         )
 

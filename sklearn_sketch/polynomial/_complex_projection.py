@@ -34,6 +34,7 @@ from ._hadamard_blocks import (
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
+from ._sizing import rademacher_model, srht_model
 
 
 # projection="rademacher" on a device holds its dense projections (float32:
@@ -164,6 +165,11 @@ class ComplexProjectionMap(PolynomialMap):
             )
             if self.hashed:
                 self.hash_down_ = draw_hash_down(random_state, self.degree)
+
+    def sizing_model(self, sample, build, random_state):
+        if self.projection == "srht":
+            return srht_model(self, sample, complex_signs=True)
+        return rademacher_model(self, sample)
 
     def bytes_per_row(self, dtype):
         itemsize = np.dtype(dtype).itemsize

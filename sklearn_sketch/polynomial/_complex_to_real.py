@@ -1,6 +1,6 @@
 """Complex-to-real (CtR) sketches of the polynomial kernel (Wacker et al., 2023)."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
 from ._complex_projection import ComplexProjectionMap
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
@@ -34,9 +34,10 @@ class ComplexToRealSketch(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
+    n_components : int or "auto", default=100
         Dimension of the output feature space. An odd value drops the
-        imaginary part of the last complex feature.
+        imaginary part of the last complex feature. ``"auto"`` chooses it
+        from ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -52,6 +53,20 @@ class ComplexToRealSketch(BaseSketch):
         in ``{1, -1, i, -i}``. "srht": ``W_j = P_j H D_j``, a complex
         Rademacher diagonal ``D_j``, the Hadamard matrix ``H`` of the padded
         input and rows ``P_j`` sampled without replacement within blocks.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate (see Notes; for
+        "srht", with the covariance of the samples of one Hadamard block and
+        the Count Sketch of wide input) summed over the pairs. ``fit``
+        evaluates it on a sample of the training rows (all the pairs of at
+        most 256 of them, whatever their number; with ``partial_fit``, of
+        the first batch) and chooses the smallest even size whose predicted
+        error is at most ``eps``, at most ``2**17``; an ``eps`` that needs
+        more, or a kernel that is 0 on the sample, raises a ValueError.
+        Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
@@ -78,6 +93,17 @@ class ComplexToRealSketch(BaseSketch):
         Bucket (2 coefficients) and sign (4) hashes of the Count Sketch that
         reduces the input of each degree to ``hadamard_size_`` coordinates
         ("srht" with wide input only).
+
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -108,8 +134,15 @@ class ComplexToRealSketch(BaseSketch):
 
         \operatorname{Var} = \frac{A^p + B^p - 2 \langle x', y' \rangle^{2p}}{D}.
 
-    With "srht", input padded wider than :math:`\max(4096, 2^{\lceil \log_2 m
-    \rceil})` is first hashed down to that width by a Count Sketch per degree.
+    With "srht", two complex features sampling distinct coordinates of one
+    Hadamard block of length :math:`d` are correlated: their covariance,
+    :math:`\frac{1}{2} \left[(\rho^2 + \frac{s - N}{d - 1})^p + (\rho^2 +
+    \frac{s - \rho^2}{d - 1})^p\right] - \rho^{2p}` with
+    :math:`\rho = \langle x', y' \rangle`, :math:`N = \|x'\|^2 \|y'\|^2` and
+    :math:`s = \sum_i x_i'^2 y_i'^2`, enters the variance that
+    ``n_components="auto"`` sums over pairs of training rows. Input padded
+    wider than :math:`\max(4096, 2^{\lceil \log_2 m \rceil})` is first hashed
+    down to that width by a Count Sketch per degree.
 
     References
     ----------
@@ -135,6 +168,7 @@ class ComplexToRealSketch(BaseSketch):
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,
+        **AUTO_SIZE_CONSTRAINTS,
         "projection": [StrOptions({"srht", "rademacher"})],
     }
 
@@ -146,6 +180,7 @@ class ComplexToRealSketch(BaseSketch):
         gamma=1.0,
         coef0=0.0,
         projection="srht",
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -154,11 +189,12 @@ class ComplexToRealSketch(BaseSketch):
         self.gamma = gamma
         self.coef0 = coef0
         self.projection = projection
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return ComplexProjectionMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
             projection=self.projection,
         )

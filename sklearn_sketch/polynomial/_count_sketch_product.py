@@ -25,6 +25,7 @@ from ..utils._count_sketch import (
     has_scatter_add,
 )
 from ._polynomial_map import PolynomialMap
+from ._sizing import count_sketch_model
 
 
 class CountSketchProductMap(PolynomialMap):
@@ -47,6 +48,9 @@ class CountSketchProductMap(PolynomialMap):
         self.bucket_hashes_, self.sign_hashes_ = draw_count_sketch_hashes(
             random_state, self.degree
         )
+
+    def sizing_model(self, sample, build, random_state):
+        return count_sketch_model(self, sample)
 
     def bytes_per_row(self, dtype):
         # Per row: the count sketch, two spectra of n_components // 2 + 1

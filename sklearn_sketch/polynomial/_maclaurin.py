@@ -1,6 +1,6 @@
 """MaclaurinSketch: a sketch per degree of the polynomial kernel's expansion."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
 from ._maclaurin_sum import MACLAURIN_BASES, MaclaurinMap
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
@@ -33,8 +33,9 @@ class MaclaurinSketch(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
+    n_components : int or "auto", default=100
         Dimension of the output feature space, all blocks together.
+        ``"auto"`` chooses it from ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -53,6 +54,21 @@ class MaclaurinSketch(BaseSketch):
         The degree-1 term: "exact" keeps ``x`` itself (``n_features``
         columns), "sketch" sketches it like the other degrees, "auto" keeps
         it exact when that predicts the lower variance and fits.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        blocks' sizes follow from the data, with no closed form: the
+        prediction is measured, with pilot sketches of 256 features, then of
+        the size predicted, drawn on 128 of the sampled rows and their mean
+        error extrapolated as ``n_components ** -0.5`` (or along the law two
+        pilot sizes show). ``fit`` evaluates it on a sample of the training
+        rows (all the pairs of at most 256 of them, whatever their number;
+        with ``partial_fit``, of the first batch) and chooses the smallest
+        size whose predicted error is at most ``eps``, at most ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the sketches and the rows that weigh the degrees.
@@ -93,6 +109,16 @@ class MaclaurinSketch(BaseSketch):
         The random map of the whole kernel, when not ``expanded_``: that of
         the ``base`` estimator with this estimator's ``n_components``,
         ``degree``, ``gamma``, ``coef0`` and ``random_state=block_seeds_[0]``.
+
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the mean error
+        of the pilots, extrapolated. None for an int ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -139,6 +165,7 @@ class MaclaurinSketch(BaseSketch):
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,
+        **AUTO_SIZE_CONSTRAINTS,
         "base": [StrOptions(set(MACLAURIN_BASES))],
         "linear": [StrOptions({"auto", "exact", "sketch"})],
     }
@@ -152,6 +179,7 @@ class MaclaurinSketch(BaseSketch):
         coef0=0.0,
         base="tree",
         linear="auto",
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -161,11 +189,12 @@ class MaclaurinSketch(BaseSketch):
         self.coef0 = coef0
         self.base = base
         self.linear = linear
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return MaclaurinMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
             base=self.base, linear=self.linear,
         )

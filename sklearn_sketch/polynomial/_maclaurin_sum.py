@@ -23,6 +23,7 @@ from ..utils._hadamard import hadamard_length
 from ._count_sketch_product import CountSketchProductMap
 from ._hadamard_blocks import srht_width
 from ._polynomial_map import PolynomialMap
+from ._sizing import pilot_model
 from ._srht_product import SRHTProductMap
 from ._tree import TreeMap
 
@@ -161,6 +162,14 @@ class MaclaurinMap(PolynomialMap):
         # Every block map (Count Sketch, SRHT and tree products) transforms
         # arrays of other namespaces, wide input included.
         self.array_api_support = True
+
+    def sizing_model(self, sample, build, random_state):
+        # An exact linear term needs its n_features columns besides one per
+        # other term (and exactly them when it is the only one).
+        minimum = 1
+        if self.linear == "exact" and self.sketched and self.sketched[0] == 1:
+            minimum = self.n_features + len(self.sketched) - 1 + int(self.has_constant)
+        return pilot_model(sample, build, random_state, minimum=minimum)
 
     def drawn_maps(self):
         """The maps drawn for the blocks (or the whole kernel); None before the draw."""

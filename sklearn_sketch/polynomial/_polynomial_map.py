@@ -2,9 +2,10 @@
 
 :class:`PolynomialMap` holds the kernel's sizes and parameters, names them
 in the size check's message, checks a transformed chunk (or array) for
-overflow and keeps the arrays a map's ``transform_array`` moves to a device;
-``POLYNOMIAL_PARAMETER_CONSTRAINTS`` are the estimators' constraints on the
-same parameters.
+overflow, keeps the arrays a map's ``transform_array`` moves to a device and
+gives the kernel and the sizing model of ``n_components="auto"`` (see
+``_sizing``); ``POLYNOMIAL_PARAMETER_CONSTRAINTS`` are the estimators'
+constraints on the kernel's parameters.
 """
 
 from numbers import Real
@@ -15,9 +16,10 @@ from sklearn.utils.extmath import row_norms
 
 from .._map import SketchMap, host_dtype
 from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, all_finite, positive_int
+from ._sizing import pilot_model, polynomial_kernel
 
+# The estimators add the base's constraints of n_components and eps.
 POLYNOMIAL_PARAMETER_CONSTRAINTS = {
-    "n_components": [positive_int()],
     "degree": [positive_int()],
     "gamma": [StrictInterval(Real, 0, None, closed="neither")],
     "coef0": [StrictInterval(Real, 0, None, closed="left")],
@@ -90,6 +92,14 @@ class PolynomialMap(SketchMap):
             if self.coef0:
                 log_kernel = np.logaddexp(log_kernel, np.log(self.coef0))
         return 0.5 * self.degree * log_kernel
+
+    def estimated_kernel(self, X):
+        return polynomial_kernel(self, X)
+
+    def sizing_model(self, sample, build, random_state):
+        # Sketches of sketches (the tree, the expansion): pilots; the flat
+        # products override this with their exact variance.
+        return pilot_model(sample, build, random_state)
 
     def check_chunk(self, X_chunk, out):
         # With assume_finite=True the input was not checked: a NaN or an

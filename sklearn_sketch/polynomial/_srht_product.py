@@ -25,6 +25,7 @@ from ._hadamard_blocks import (
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
+from ._sizing import srht_model
 
 
 class SRHTProductMap(PolynomialMap):
@@ -65,6 +66,9 @@ class SRHTProductMap(PolynomialMap):
         self.hash_down_ = None
         if self.hashed:
             self.hash_down_ = draw_hash_down(random_state, self.degree)
+
+    def sizing_model(self, sample, build, random_state):
+        return srht_model(self, sample)
 
     def bytes_per_row(self, dtype):
         # The augmented row, one degree's transformed blocks and the product.

@@ -1,6 +1,6 @@
 """TensorSketch: random features for the polynomial kernel (Pham & Pagh, 2013)."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ._count_sketch_product import CountSketchProductMap
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 
@@ -33,8 +33,9 @@ class TensorSketch(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Dimension of the output feature space, the sketch length.
+    n_components : int or "auto", default=100
+        Dimension of the output feature space, the sketch length. ``"auto"``
+        chooses it from ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -44,6 +45,19 @@ class TensorSketch(BaseSketch):
 
     coef0 : float, default=0.0
         Constant term of the kernel. Must be non-negative.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate (see Notes) summed
+        over the pairs. ``fit`` evaluates it on a sample of the training
+        rows (all the pairs of at most 256 of them, whatever their number;
+        with ``partial_fit``, of the first batch) and chooses the smallest
+        length whose real FFT is fast (a product of powers of 2, 3 and 5)
+        whose predicted error is at most ``eps``, at most ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hash functions drawn in ``fit``. Pass an int for
@@ -63,6 +77,17 @@ class TensorSketch(BaseSketch):
     sign_hashes_ : ndarray of shape (degree, 4), dtype uint64
         Coefficients of the 4-wise independent sign hash of each Count Sketch.
 
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
+
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -79,14 +104,22 @@ class TensorSketch(BaseSketch):
 
     Notes
     -----
-    The estimate is unbiased, :math:`\mathbb{E} \langle TS(x), TS(y) \rangle = K(x, y)`,
-    and, with :math:`p` the degree and :math:`D` ``n_components``, its variance
-    is at most (Pham & Pagh, 2013, Lemma 6)
+    The estimate is unbiased, :math:`\mathbb{E} \langle TS(x), TS(y) \rangle = K(x, y)`.
+    With :math:`p` the degree, :math:`D` ``n_components``,
+    :math:`\rho = \langle x', y' \rangle`, :math:`N = \|x'\|^2 \|y'\|^2` and
+    :math:`s = \sum_i x_i'^2 y_i'^2`, its variance is, up to terms in
+    :math:`1 / D^2` (buckets that collide in two degrees at once),
 
     .. math::
 
-        \frac{1}{D} \left( \langle x', y' \rangle^{2p}
-        + \|x'\|^{2p} \|y'\|^{2p} \right).
+        \frac{(N + \rho^2 - s)^p + (2 \rho^2 - s)^p - 2 \rho^{2p}}{D},
+
+    which ``n_components="auto"`` sums over pairs of training rows; for
+    ``degree=1`` it is the exact variance of a Count Sketch. The variance
+    is what the pairwise independent buckets guarantee; the error of one
+    fit is heavy-tailed on rows with few coordinates, or few nonzeros (a
+    fit whose buckets collide for many coordinates at once is rare but far
+    off), so most fits lie below the root mean square.
 
     For ``degree=1`` the map is a plain Count Sketch.
 
@@ -108,7 +141,7 @@ class TensorSketch(BaseSketch):
     True
     """
 
-    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    _parameter_constraints: dict = {**POLYNOMIAL_PARAMETER_CONSTRAINTS, **AUTO_SIZE_CONSTRAINTS}
     # Inputs of other array API namespaces run on their device (see above).
     _array_api_support = True
 
@@ -119,6 +152,7 @@ class TensorSketch(BaseSketch):
         degree=2,
         gamma=1.0,
         coef0=0.0,
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -126,10 +160,11 @@ class TensorSketch(BaseSketch):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return CountSketchProductMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
         )

@@ -1,6 +1,6 @@
 """TensorSRHT: products of subsampled randomized Hadamard transforms."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 from ._srht_product import SRHTProductMap
 
@@ -30,8 +30,9 @@ class TensorSRHT(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Dimension of the output feature space.
+    n_components : int or "auto", default=100
+        Dimension of the output feature space. ``"auto"`` chooses it from
+        ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -41,6 +42,20 @@ class TensorSRHT(BaseSketch):
 
     coef0 : float, default=0.0
         Constant term of the kernel. Must be non-negative.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the exact variance of the estimate, with the
+        covariance of the samples of one Hadamard block and the Count Sketch
+        of wide input (see Notes), summed over the pairs. ``fit`` evaluates
+        it on a sample of the training rows (all the pairs of at most 256 of
+        them, whatever their number; with ``partial_fit``, of the first
+        batch) and chooses the smallest size whose predicted error is at
+        most ``eps``, at most ``2**17``; an ``eps`` that needs more, or a
+        kernel that is 0 on the sample, raises a ValueError. Ignored for an
+        int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the signs and coordinates drawn in ``fit``.
@@ -68,6 +83,17 @@ class TensorSRHT(BaseSketch):
         reduces the input of each degree to ``hadamard_size_`` coordinates;
         None when the input is not wider than that.
 
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error, from the variance. None for an int
+        ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
+
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -86,6 +112,14 @@ class TensorSRHT(BaseSketch):
     Since :math:`\mathbb{E}[(H D x)_i (H D y)_i] = \langle x, y \rangle` for
     every coordinate :math:`i`, :math:`\mathbb{E} \langle \Phi(x), \Phi(y)
     \rangle = \langle x', y' \rangle^p = K(x, y)` with :math:`p` the degree.
+    With :math:`\rho = \langle x', y' \rangle`, :math:`c = \|x'\|^2 \|y'\|^2
+    + \rho^2 - 2 \sum_i x_i'^2 y_i'^2` and :math:`d` the Hadamard length, one
+    feature has variance :math:`(\rho^2 + c)^p - \rho^{2p}` (times
+    :math:`1 / D^2`), two features sampling distinct coordinates of one block
+    the covariance :math:`(\rho^2 - c / (d - 1))^p - \rho^{2p}`, and features
+    of different blocks none: the variance of the estimate, which
+    ``n_components="auto"`` sums over pairs of training rows, adding for
+    hashed-down input the Count Sketch's :math:`(\rho^2 + c / d)^p - \rho^{2p}`.
     Input whose padded length exceeds
     :math:`\max(4096, 2^{\lceil \log_2 D \rceil})`, :math:`D` ``n_components``, is first
     hashed down to that width by an independent Count Sketch per degree,
@@ -112,7 +146,7 @@ class TensorSRHT(BaseSketch):
     True
     """
 
-    _parameter_constraints: dict = dict(POLYNOMIAL_PARAMETER_CONSTRAINTS)
+    _parameter_constraints: dict = {**POLYNOMIAL_PARAMETER_CONSTRAINTS, **AUTO_SIZE_CONSTRAINTS}
     # Inputs of other array API namespaces run on their device (see above).
     _array_api_support = True
 
@@ -123,6 +157,7 @@ class TensorSRHT(BaseSketch):
         degree=2,
         gamma=1.0,
         coef0=0.0,
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -130,10 +165,11 @@ class TensorSRHT(BaseSketch):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return SRHTProductMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0
         )

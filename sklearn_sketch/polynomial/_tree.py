@@ -46,6 +46,7 @@ from ._hadamard_blocks import (
     srht_width,
 )
 from ._polynomial_map import PolynomialMap
+from ._sizing import fast_length, pilot_model
 
 
 class TreeMap(PolynomialMap):
@@ -147,6 +148,11 @@ class TreeMap(PolynomialMap):
         if self._is_leaf_input(t):
             return srht_width(self._n_leaf_keys(), self.n_components)[0]
         return hadamard_length(self.n_components)
+
+    def sizing_model(self, sample, build, random_state):
+        # Count Sketch nodes multiply real FFTs of the node size.
+        admissible = fast_length if self.base == "tensorsketch" else None
+        return pilot_model(sample, build, random_state, admissible)
 
     def bytes_per_row(self, dtype):
         itemsize = np.dtype(dtype).itemsize

@@ -1,6 +1,6 @@
 """PolynomialTreeSketch: a binary tree of degree-2 sketches (Ahle et al., SODA 2020)."""
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
 from ._polynomial_map import POLYNOMIAL_PARAMETER_CONSTRAINTS
 from ._tree import TreeMap
@@ -34,8 +34,9 @@ class PolynomialTreeSketch(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Dimension of the output feature space, and of every node.
+    n_components : int or "auto", default=100
+        Dimension of the output feature space, and of every node. ``"auto"``
+        chooses it from ``eps``.
 
     degree : int, default=2
         Degree of the polynomial kernel.
@@ -55,6 +56,22 @@ class PolynomialTreeSketch(BaseSketch):
         collisions unless the input is wider than ``n_components``), or a
         pairwise independent hash. Leaves wider than
         4096 and the power of two at or above ``n_components`` always hash.
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        nodes sketch sketches, with no closed form: the prediction is
+        measured, with pilot sketches of 256 features, then of the size
+        predicted, drawn on 128 of the sampled rows and their mean error
+        extrapolated as ``n_components ** -0.5`` (or along the law two pilot
+        sizes show). ``fit`` evaluates it on a sample of the training rows
+        (all the pairs of at most 256 of them, whatever their number; with
+        ``partial_fit``, of the first batch) and chooses the smallest size
+        (a fast real FFT length with ``base="tensorsketch"``) whose
+        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        that needs more, or a kernel that is 0 on the sample, raises a
+        ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the hashes and coordinates drawn in ``fit``.
@@ -87,6 +104,16 @@ class PolynomialTreeSketch(BaseSketch):
     hash_down_ : ndarray of shape (``n_leaves_``, 6), dtype uint64 or None
         Count Sketch hashes that reduce each wide leaf input
         ("tensorsrht" only).
+
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the mean error
+        of the pilots, extrapolated. None for an int ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -133,6 +160,7 @@ class PolynomialTreeSketch(BaseSketch):
 
     _parameter_constraints: dict = {
         **POLYNOMIAL_PARAMETER_CONSTRAINTS,
+        **AUTO_SIZE_CONSTRAINTS,
         "base": [StrOptions({"tensorsrht", "tensorsketch"})],
         "buckets": [StrOptions({"permutation", "hash"})],
     }
@@ -146,6 +174,7 @@ class PolynomialTreeSketch(BaseSketch):
         coef0=0.0,
         base="tensorsketch",
         buckets="permutation",
+        eps=0.1,
         random_state=None,
         n_jobs=None,
     ):
@@ -155,11 +184,12 @@ class PolynomialTreeSketch(BaseSketch):
         self.coef0 = coef0
         self.base = base
         self.buckets = buckets
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
+    def _make_map(self, X, n_components):
         return TreeMap(
-            self.n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
+            n_components, self.degree, X.shape[1], gamma=self.gamma, coef0=self.coef0,
             base=self.base, buckets=self.buckets,
         )

@@ -26,6 +26,7 @@ from ..utils._count_sketch import (
 from ..utils._gamma import scale_gamma
 from ..utils._hadamard import hadamard_array, hadamard_length
 from ..utils._validation import all_finite, kernel_array
+from ._sizing import fourier_model, rbf_kernel_matrix
 
 # Input wider than this (hashed text, one-hot codes) is first reduced to
 # this many coordinates by a Count Sketch, whose cost follows the nonzeros:
@@ -378,6 +379,12 @@ class FourierFeatureMap(SketchMap):
         if self.method == "orf":
             attributes["random_weights_"] = self.weights
         return attributes
+
+    def estimated_kernel(self, X):
+        return rbf_kernel_matrix(X, self.gamma_)
+
+    def sizing_model(self, sample, build, random_state):
+        return fourier_model(self, sample, random_state)
 
     def diagonals(self):
         """SORF's ``(signs, scales)`` or Fastfood's ``(signs, permutations,

@@ -4,9 +4,9 @@ from numbers import Real
 
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import BaseSketch
+from .._base import AUTO_SIZE_CONSTRAINTS, BaseSketch
 from ..utils._compat import StrOptions
-from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval, positive_int
+from ..utils._validation import N_JOBS_CONSTRAINT, StrictInterval
 from ._fourier_features import FourierFeatureMap
 
 
@@ -65,8 +65,8 @@ class OrthogonalRBFSampler(BaseSketch):
 
     Parameters
     ----------
-    n_components : int, default=100
-        Number of output features.
+    n_components : int or "auto", default=100
+        Number of output features. ``"auto"`` chooses it from ``eps``.
 
     gamma : 'scale' or float, default='scale'
         Parameter of the RBF kernel ``exp(-gamma ||x - y||^2)``. With
@@ -81,6 +81,22 @@ class OrthogonalRBFSampler(BaseSketch):
 
     method : {'sorf', 'orf', 'fastfood'}, default='sorf'
         How the frequencies are drawn (see above).
+
+    eps : float, default=0.1
+        The relative error ``n_components="auto"`` aims at:
+        ``||K_hat - K||_F / ||K||_F`` for the Gram matrix ``K_hat`` of the
+        features of the training rows and their kernel matrix ``K``. The
+        prediction is the variance of independent frequencies,
+        ``(1 - k^2)^2 / n_components`` for a kernel value ``k``, summed over
+        the pairs, plus the covariance of two frequencies of one orthogonal
+        block (negative), which pilot features drawn on 128 of the sampled
+        rows measure at the size independent frequencies need (ORF: at most
+        512 features). ``fit`` evaluates it on a sample of the training rows
+        (all the pairs of at most 256 of them, whatever their number; with
+        ``partial_fit``, of the first batch) and chooses the smallest even
+        size whose predicted error is at most ``eps``, at most ``2**17``; an
+        ``eps`` that needs more, or a kernel that is 0 on the sample, raises
+        a ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
     random_state : int, RandomState instance or None, default=None
         Pseudo-random number generator that draws the frequencies at fit.
@@ -135,6 +151,16 @@ class OrthogonalRBFSampler(BaseSketch):
         The offset ``b`` of the last feature of an odd ``n_components``
         (unused, 0.0, for an even one).
 
+    n_components_ : int
+        The size used: ``n_components``, or the one chosen for ``eps``.
+
+    expected_error_ : float or None
+        With ``n_components="auto"``, the predicted relative error of the
+        Gram matrix at ``n_components_`` (at most ``eps``): the root of the
+        expected squared error. None for an int ``n_components``.
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` measures
+        the error on data.
+
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -176,7 +202,7 @@ class OrthogonalRBFSampler(BaseSketch):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [positive_int()],
+        **AUTO_SIZE_CONSTRAINTS,
         "gamma": [StrOptions({"scale"}), StrictInterval(Real, 0, None, closed="neither")],
         "method": [StrOptions({"sorf", "orf", "fastfood"})],
         "random_state": ["random_state"],
@@ -187,16 +213,17 @@ class OrthogonalRBFSampler(BaseSketch):
     _array_api_support = True
 
     def __init__(
-        self, n_components=100, *, gamma="scale", method="sorf", random_state=None, n_jobs=None
+        self, n_components=100, *, gamma="scale", method="sorf", eps=0.1, random_state=None, n_jobs=None
     ):
         self.n_components = n_components
         self.gamma = gamma
         self.method = method
+        self.eps = eps
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _make_map(self, X):
-        return FourierFeatureMap(X.shape[1], self.n_components, self.gamma, self.method)
+    def _make_map(self, X, n_components):
+        return FourierFeatureMap(X.shape[1], n_components, self.gamma, self.method)
 
     def _diagonal(self, index, name=None):
         """Part ``index`` of the structured diagonals, drawn again (see Attributes)."""

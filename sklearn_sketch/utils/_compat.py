@@ -5,7 +5,8 @@ means a release that moves one breaks this module only.
 """
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._indexing import _safe_indexing
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in
 
 # scikit-learn's array API helpers (array_api_dispatch; see _array_api).
@@ -61,11 +62,13 @@ except ImportError:  # pragma: no cover - a SciPy that moved it
 
 
 __all__ = [
+    "Hidden",
     "Interval",
     "StrOptions",
     "_check_feature_names_in",
     "_convert_to_numpy",
     "_fit_context",
+    "_safe_indexing",
     "csr_matvecs",
     "csr_tocsc",
     "csr_todense",
