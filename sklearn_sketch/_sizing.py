@@ -212,24 +212,28 @@ class VarianceModel(SizingModel):
 
 
 class PilotModel(SizingModel):
-    """The error of pilot sketches of size ``n0``, and its law: ``err0^2 (n0 / n)^a``.
+    """The error of pilot sketches, and its law: ``err^2 = C n^-a``.
 
-    ``err0`` is the pilots' mean relative error (the mean of the error, as a
-    user sees it over fits, not the root of its mean square: the errors of
-    Count Sketches of sparse rows are heavy-tailed). The exponent ``a`` is 1
-    (the ``1/n`` law of independent features), or, refined from a model
-    measured at a size at least 1.5 times smaller or larger, the one through
-    both measurements (clipped to ``[0, 2]``). Where a larger size measured
-    a larger error (by more than 10% and two standard errors), the sketch is
-    past its best size (as one permutation's hashes, once they outnumber the
-    nonzeros): the model keeps the least error measured as a floor, which no
-    ``eps`` below reaches.
+    The pilots' mean relative errors (the mean of the error, as a user sees
+    it over fits, not the root of its mean square: the errors of Count
+    Sketches of sparse rows are heavy-tailed) at every size measured so far
+    give the law (:func:`_fit_law`): through one measurement, ``a = 1`` (the
+    ``1/n`` law of independent features); through several, the weighted
+    least-squares line in log-log scale, its slope clipped to ``[0.5, 2]``
+    (an unbiased sketch's squared error falls at least as fast as ``1/n``
+    until a floor; a flatter slope between noisy pilots is noise). Each
+    refinement measures the size the law predicts, so that the line is
+    fitted on pilots around the size chosen. Where a larger size measured a
+    larger error (by more than 10% and two standard errors), the sketch is
+    past its best size (as one permutation's hashes, once they outnumber
+    the nonzeros): the model keeps the least error measured as a floor,
+    which no ``eps`` below reaches.
 
     Parameters
     ----------
     pilot : :class:`Pilot`
     n0 : int
-        The pilot size.
+        The size to measure.
     admissible : callable, default=None
     former : PilotModel, default=None
         The model this one refines.
@@ -239,29 +243,48 @@ class PilotModel(SizingModel):
         super().__init__(admissible)
         self.pilot, self.n0 = pilot, self.admissible(n0)
         error, se = pilot.mean_error(self.n0)
-        self.error0 = error**2
         earlier = former.history if former is not None else ()
         self.history = (*earlier, (self.n0, error, se))
-        self.exponent, self.floor = 1.0, False
+        self.floor = None
         least = min((m for m in earlier if m[0] < self.n0), default=None,
                     key=lambda measured: measured[1])
         if least is not None and error > 1.1 * least[1] and (
             error - least[1] > 2 * np.hypot(se, least[2])
         ):
-            self.n0, self.error0, self.floor = least[0], least[1] ** 2, True
-        elif former is not None and max(self.n0 / former.n0, former.n0 / self.n0) >= 1.5:
-            ratio = np.log(former.error0 / self.error0) / np.log(self.n0 / former.n0)
-            self.exponent = float(np.clip(ratio, 0.0, 2.0))
+            self.floor = least[:2]
+        self.log_scale, self.exponent = _fit_law(self.history)
 
     def squared_error(self, n_components):
-        if self.floor:
-            return self.error0 * max(self.n0 / n_components, 1.0)
-        return self.error0 * (self.n0 / n_components) ** self.exponent
+        if self.floor is not None:
+            size, error = self.floor
+            return error**2 * max(size / n_components, 1.0)
+        return float(np.exp(self.log_scale - self.exponent * np.log(n_components)))
 
     def refine(self, n_components):
-        if self.floor or n_components == self.n0:
+        if self.floor is not None or n_components == self.n0:
             return None
         return PilotModel(self.pilot, n_components, self.admissible, former=self)
+
+
+def _fit_law(history, lowest=0.5, highest=2.0):
+    """``(log C, a)`` of ``err^2 = C n^-a`` through the measured ``(n, err, se)``.
+
+    Weighted least squares of ``log err^2`` on ``log n``, each point weighed
+    by the inverse variance of its ``log err^2``, ``(err / 2 se)^2``; the
+    slope is 1 where the sizes span less than a factor 1.5 (a slope between
+    close sizes is noise), and clipped to ``[lowest, highest]``.
+    """
+    sizes, errors, ses = (np.array(column, dtype=float) for column in zip(*history))
+    x, y = np.log(sizes), 2 * np.log(errors)
+    weights = (errors / (2 * np.maximum(ses, 1e-3 * errors))) ** 2
+    x_mean, y_mean = np.average(x, weights=weights), np.average(y, weights=weights)
+    exponent = 1.0
+    if sizes.max() >= 1.5 * sizes.min():
+        slope = np.sum(weights * (x - x_mean) * (y - y_mean)) / np.sum(
+            weights * (x - x_mean) ** 2
+        )
+        exponent = float(np.clip(-slope, lowest, highest))
+    return y_mean + exponent * x_mean, exponent
 
 
 class Pilot:

@@ -401,3 +401,28 @@ def test_kernel_jl_refuses_auto_saying_why():
     with pytest.raises(ValueError, match="cannot measure KernelJL"):
         kernel_approximation_error(KernelJL(4, n_subsample=20).fit(X), X)
     assert KernelJL(4, n_subsample=20).fit(X).n_components_ == 4
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("params", [
+    {"degree": 3, "coef0": 1.0},
+    {"degree": 2, "coef0": 1.0, "base": "tensorsrht"},
+])
+def test_pilots_neither_refuse_a_reachable_eps_nor_extrapolate_below_them(params):
+    # Sized by pilots, each fit reaches a loose eps: no seed refuses it (as
+    # when a slope between two close, noisy pilots came out flat) and no seed
+    # chooses a size far below the pilots it measured (as when a slope came
+    # out shallow and was followed down to n_components=1).
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_digits(return_X_y=True)
+    X, _ = train_test_split(normalize(X), test_size=0.3, stratify=y, random_state=0)
+    sizes, errors = [], []
+    for seed in statistical_seeds(10):
+        sketch = PolynomialTreeSketch("auto", eps=0.2, random_state=seed, **params).fit(X)
+        sizes.append(sketch.n_components_)
+        errors.append(kernel_approximation_error(sketch, X))
+    # (One fit's error at these small sizes is heavy-tailed: the median.)
+    assert min(sizes) > np.median(sizes) / 3, sizes
+    assert np.median(errors) < 1.3 * 0.2, (sizes, errors)
