@@ -131,7 +131,7 @@ html_css_files = ["custom.css"]  # wider article, wrapped program output
 
 # The gallery's subsections (one folder of examples/ per task), in reading
 # order; each folder's README.txt gives its title.
-SUBSECTION_ORDER = ["polynomial", "hashing", "rbf", "clustering", "large_data", "gpu"]
+SUBSECTION_ORDER = ["polynomial", "hashing", "rbf", "sizing", "clustering", "large_data", "gpu"]
 # The examples of each subsection in reading order (the full-size reproductions
 # of the papers' tables are command-line programs in scripts/, outside it).
 EXAMPLE_ORDER = [
@@ -141,6 +141,7 @@ EXAMPLE_ORDER = [
     "plot_core_hasher_variance.py",
     "plot_min_max_hasher.py",
     "plot_rbf_features.py",
+    "plot_auto_n_components.py",
     "plot_kernel_jl_clustering.py",
     "plot_kernel_jl_pca.py",
     "plot_out_of_core.py",

@@ -44,6 +44,7 @@ GALLERY = {
     "hashing": ["plot_core_hasher_svm.py", "plot_core_hasher_variance.py",
                 "plot_min_max_hasher.py"],
     "rbf": ["plot_rbf_features.py"],
+    "sizing": ["plot_auto_n_components.py"],
     "clustering": ["plot_kernel_jl_clustering.py", "plot_kernel_jl_pca.py"],
     "large_data": ["plot_out_of_core.py", "plot_dask.py"],
     "gpu": ["plot_gpu.py"],
