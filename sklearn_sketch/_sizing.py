@@ -141,8 +141,24 @@ def _float64_rows(X, index):
     return np.asarray(rows, dtype=np.float64)
 
 
+#: Sparse factors of :func:`dense_product` at least this dense over the
+#: columns they use, and at most ``DENSE_FACTOR_BYTES`` once dense, are
+#: multiplied dense: a sparse product costs the sum over the columns of the
+#: squared number of rows that share each, which dense rows (pixels) make
+#: quadratic, where BLAS is linear in the factors' size.
+DENSE_FACTOR_DENSITY = 0.05
+DENSE_FACTOR_BYTES = 2**25
+#: Inputs at most this wide find their used columns by counting, not sorting.
+MAX_COUNTED_COLUMNS = 2**22
+
+
 def dense_product(A, B):
     """``A @ B.T`` as a dense float64 array (``A``, ``B`` dense or CSR)."""
+    if sp.issparse(A) and sp.issparse(B):
+        used = _used_column_indices(A, B)
+        cells = (A.shape[0] + B.shape[0]) * used.size
+        if 8 * cells <= DENSE_FACTOR_BYTES and A.nnz + B.nnz >= DENSE_FACTOR_DENSITY * cells:
+            A, B = (M[:, used].toarray() for M in (A, B))
     product = A @ B.T
     return product.toarray() if sp.issparse(product) else np.asarray(product, dtype=np.float64)
 
@@ -414,9 +430,24 @@ def _used_columns(Z):
     empty among a few rows: the product would cost in proportion to them.
     """
     Z = canonical_csr(Z)
+    if Z.shape[1] <= MAX_COUNTED_COLUMNS:
+        # A count per column and its running sum: O(nnz + columns), no sort.
+        used = np.bincount(Z.indices, minlength=Z.shape[1]) > 0
+        number = np.cumsum(used) - 1
+        return sp.csr_matrix((Z.data, number[Z.indices], Z.indptr),
+                             shape=(Z.shape[0], int(used.sum())))
     columns, inverse = np.unique(Z.indices, return_inverse=True)
     return sp.csr_matrix((Z.data, inverse.reshape(-1), Z.indptr),
                          shape=(Z.shape[0], columns.size))
+
+
+def _used_column_indices(*matrices):
+    """The sorted columns that any of the CSR ``matrices`` stores."""
+    n_columns = matrices[0].shape[1]
+    if n_columns <= MAX_COUNTED_COLUMNS:
+        counts = sum(np.bincount(M.indices, minlength=n_columns) for M in matrices)
+        return np.flatnonzero(counts)
+    return functools.reduce(np.union1d, (M.indices for M in matrices))
 
 
 def smallest_size(model, eps):
@@ -476,7 +507,7 @@ def auto_size(estimator, X):
                 break
             model, former = finer, n_components
             n_components = _reachable_size(model, eps, owner)
-            if abs(n_components - former) <= 0.2 * former:
+            if abs(n_components - former) <= 0.25 * former:
                 break
     return n_components, float(np.sqrt(model.squared_error(n_components)))
 

@@ -6,9 +6,10 @@
   of the Gram matrix that ``kernel_approximation_error`` measures on the
   training rows, mean over seeds, lies in ``[0.5 eps, 1.15 eps]`` for
   ``eps`` in {0.1, 0.03}, and ``expected_error_`` (its prediction) within 25%
-  of it. Three fits (seeds), more (up to ten) while the standard error of
-  their mean exceeds 6% of it; the standard error is reported with each
-  failure. Where the error of one fit is heavy-tailed (Count Sketches of rows
+  of it. Five fits (seeds), more (up to ten) while the standard error of
+  their mean exceeds 6% of it; each bound allows 2.5 standard errors of that
+  mean (the bands are of the mean over fits, which a few fits estimate),
+  and the standard error is reported with each failure. Where the error of one fit is heavy-tailed (Count Sketches of rows
   with few nonzeros, see ``HEAVY_TAILED``), the mean lies below the root
   mean square that ``expected_error_`` predicts, which bounds it.
 * The closed forms the sizing relies on (TensorSketch, TensorSRHT and
@@ -50,7 +51,10 @@ from sklearn_sketch import (
 from sklearn_sketch.metrics import kernel_approximation_error
 
 EPS = (0.1, 0.03)
-N_SEEDS, MOST_SEEDS, PRECISION = 3, 10, 0.06
+N_SEEDS, MOST_SEEDS, PRECISION = 5, 10, 0.06
+# The bands hold for the mean over fits; the mean of a few fits is off by its
+# standard error, which each bound allows for, Z of them.
+Z = 2.5
 P = functools.partial
 
 
@@ -204,11 +208,11 @@ def _check_rule(name, X, heavy_tailed=False):
         measured, predicted, se, sizes = _measured(name, X, eps)
         report = (f"{name}, eps={eps}: measured {measured:.4f} (standard error {se:.4f}), "
                   f"predicted {predicted:.4f}, sizes {sizes}")
-        assert 0.5 * eps <= measured <= 1.15 * eps, report
+        assert 0.5 * eps - Z * se <= measured <= 1.15 * eps + Z * se, report
         if heavy_tailed:
-            assert measured - 2 * se <= predicted <= 1.5 * measured, report
+            assert measured - Z * se <= predicted <= 1.5 * measured + Z * se, report
         else:
-            assert abs(predicted - measured) <= 0.25 * measured, report
+            assert abs(predicted - measured) <= 0.25 * measured + Z * se, report
 
 
 @pytest.mark.statistical
