@@ -463,3 +463,37 @@ def _sketch_row(keys, s1, candidates, bins, empty, best):
         a = _multiplier(s1, n_bins + j)
         for p in range(n):
             best[j] = min(best[j], ((a * keys[p]) & _HIGH32) | np.uint64(p))
+
+
+@kernel
+def _invert_probes(probe_table, probing_bins, attempts, bounds):
+    """The inverse lists of the densification probes, by a counting sort.
+
+    ``probe_table[t, j]`` is the bin that bin ``j`` probes at attempt ``t``.
+    The pairs ``(j, t)`` are written grouped by the bin they probe, in
+    attempt order, then bin order (``probing_bins``, ``attempts``), and
+    ``bounds[f, s]`` is where the pairs probing bin ``f`` at attempt ``s``
+    or later start: see ``_positions.invert_probes``. Two passes over the
+    table, where a sort would take several.
+    """
+    n_attempts, n_bins = probe_table.shape
+    position = np.zeros(n_bins, dtype=np.int64)
+    for t in range(n_attempts):
+        for j in range(n_bins):
+            position[probe_table[t, j]] += 1
+    start = 0
+    for f in range(n_bins):
+        count = position[f]
+        position[f] = start
+        start += count
+    for t in range(n_attempts):
+        for f in range(n_bins):
+            bounds[f, t] = position[f]
+        for j in range(n_bins):
+            f = probe_table[t, j]
+            at = position[f]
+            probing_bins[at] = j
+            attempts[at] = t
+            position[f] = at + 1
+    for f in range(n_bins):
+        bounds[f, n_attempts] = position[f]

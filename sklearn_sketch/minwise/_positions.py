@@ -44,7 +44,6 @@ import numpy as np
 
 from ..utils._hashing import (
     bbit_word,
-    hash_to_buckets,
     minwise_hashes,
     mix64,
     polynomial_hash,
@@ -61,8 +60,8 @@ PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
-# Peak bytes per densification probe (the table, its inverse and their
-# sort), for the size checks of fit.
+# Peak bytes per densification probe (their hashes, the table and its
+# inverse), for the size checks of fit.
 BYTES_PER_PROBE = 48
 # A row of k bins, f of them filled, is densified from its filled bins (the
 # inverse lists of the probes, f * n_attempts steps) when f is below
@@ -380,55 +379,47 @@ def densification_probes(probe_coefficients, n_bins, n_attempts):
 
 @functools.lru_cache(maxsize=4)
 def _densification_probes(probe_coefficients, n_bins, n_attempts):
-    keys = np.arange(n_bins * n_attempts, dtype=np.uint64)
-    values = mix64(polynomial_hash(np.array(probe_coefficients, dtype=np.uint64), keys))
-    probes = hash_to_buckets(values, n_bins).reshape(n_bins, n_attempts)
+    probes = _probe_table(probe_coefficients, n_bins, n_attempts).T
     probes.flags.writeable = False
     return probes
 
 
-def invert_probes(probes):
+def _probe_table(probe_coefficients, n_bins, n_attempts):
+    """The probes attempt-major, ``(n_attempts, n_bins)`` uint32: hashed in that order."""
+    keys = np.arange(0, n_bins * n_attempts, n_attempts, dtype=np.uint64)
+    keys = keys + np.arange(n_attempts, dtype=np.uint64)[:, None]
+    values = mix64(polynomial_hash(np.array(probe_coefficients, dtype=np.uint64), keys))
+    values %= np.uint64(n_bins)
+    return values.astype(np.uint32)
+
+
+def invert_probes(probe_table):
     """The probes grouped by the bin they hit, in attempt order.
 
     Parameters
     ----------
-    probes : ndarray of shape (n_bins, n_attempts)
-        From :func:`densification_probes`.
+    probe_table : ndarray of shape (n_attempts, n_bins)
+        ``probe_table[t, j]``: the bin probed by bin ``j`` at attempt ``t``
+        (:func:`densification_probes`, transposed).
 
     Returns
     -------
     probing_bins : ndarray of shape (n_bins * n_attempts,), dtype int32
         The bins ``j`` of all pairs ``(j, t)``, sorted by the bin ``f =
-        probes[j, t]`` they probe, then by the attempt ``t``.
+        probe_table[t, j]`` they probe, then by the attempt ``t``, then by ``j``.
     attempts : ndarray of shape (n_bins * n_attempts,), dtype int32
         The attempts ``t`` of the same pairs.
     bounds : ndarray of shape (n_bins, n_attempts + 1), dtype int32
         The pairs probing bin ``f`` at attempts below ``s`` are
         ``bounds[f, 0] : bounds[f, s]``.
     """
-    n_bins, n_attempts = probes.shape
-    # Pair (j, t) is entry t * n_bins + j of the attempt-major table: a
-    # stable sort by the probed bin alone orders the pairs by bin, then
-    # attempt (then j). Bin numbers of 16 bits take NumPy's radix sort, in
-    # linear time whatever the order of the probes.
-    key_dtype = np.uint16 if n_bins <= 1 << 16 else np.int64
-    by_attempt = probes.T.ravel()
-    order = np.argsort(by_attempt.astype(key_dtype), kind="stable")
-    probing_bins = (order % n_bins).astype(np.int32)
-    attempts = (order // n_bins).astype(np.int32)
-    # bounds[f, s] counts the pairs of key f * n_attempts + t below
-    # f * n_attempts + s: a cumulative count of the keys, read at those.
-    # Temporaries go as soon as used (BYTES_PER_PROBE bounds the peak).
-    del order
-    keys = np.multiply(by_attempt, n_attempts, dtype=np.int64)
-    del by_attempt
-    keys += np.repeat(np.arange(n_attempts), n_bins)
-    below = np.zeros(n_bins * n_attempts + 1, dtype=np.int32)
-    np.cumsum(np.bincount(keys, minlength=n_bins * n_attempts), out=below[1:])
-    del keys
-    all_keys = np.arange(n_bins * (n_attempts + 1)).reshape(n_bins, n_attempts + 1)
-    all_keys -= np.arange(n_bins)[:, None]  # f * n_attempts + s, s = 0 .. n_attempts
-    bounds = below[all_keys]
+    from ._minwise_kernels import _invert_probes
+
+    n_attempts, n_bins = probe_table.shape
+    probing_bins = np.empty(n_bins * n_attempts, dtype=np.int32)
+    attempts = np.empty(n_bins * n_attempts, dtype=np.int32)
+    bounds = np.empty((n_bins, n_attempts + 1), dtype=np.int32)
+    _invert_probes(np.ascontiguousarray(probe_table), probing_bins, attempts, bounds)
     return probing_bins, attempts, bounds
 
 
@@ -453,8 +444,8 @@ def densification_tables(probe_coefficients, n_bins):
 
 @functools.lru_cache(maxsize=2)
 def _densification_tables(probe_coefficients, n_bins, n_attempts):
-    probes = _densification_probes(probe_coefficients, n_bins, n_attempts)
-    tables = (np.ascontiguousarray(probes.T, dtype=np.uint32), *invert_probes(probes))
+    probe_table = _probe_table(probe_coefficients, n_bins, n_attempts)
+    tables = (probe_table, *invert_probes(probe_table))
     for table in tables:
         table.flags.writeable = False
     return tables
