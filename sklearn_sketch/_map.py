@@ -14,6 +14,7 @@ from abc import ABCMeta, abstractmethod
 
 import numpy as np
 
+from ._sizing import product_gram
 from .utils._chunking import MAX_CHUNK_MIB
 from .utils._validation import overflow_error
 
@@ -152,6 +153,16 @@ class SketchMap(metaclass=ABCMeta):
         K : ndarray of shape (n_rows, n_rows), float64
         """
         raise NotImplementedError(f"{self.owner}'s features do not estimate a kernel.")
+
+    def gram(self, Z):
+        """``Z Z^T``, dense float64, of this map's output rows ``Z`` (a few rows).
+
+        What pilot sketches and
+        :func:`~sklearn_sketch.metrics.kernel_approximation_error` compare
+        with the kernel; a map whose output has a structure that a product
+        of matrices ignores computes it faster.
+        """
+        return product_gram(Z)
 
     def sizing_model(self, sample, build, random_state):
         """The :class:`~sklearn_sketch._sizing.SizingModel` of this sketch on ``sample``.

@@ -54,9 +54,9 @@ class Sample:
     ``rows`` are up to ``n_sample_rows`` training rows drawn without
     replacement (all of them when there are fewer), in float64: the
     formulas are evaluated on all their pairs, each weighed by
-    :meth:`weigh_gram` as the pairs of all the training rows. ``pilot`` is
-    the sample of ``N_PILOT_ROWS`` of those rows that pilot sketches
-    transform.
+    :meth:`weigh_gram` as the pairs of all the training rows. ``pilot()``
+    is the sample of fewer of those rows (``N_PILOT_ROWS`` by default) that
+    pilot sketches transform.
 
     Parameters
     ----------
@@ -75,15 +75,22 @@ class Sample:
         if n > n_sample_rows:
             self._rows = np.sort(random_state.choice(n, n_sample_rows, replace=False))
         self._random_state = random_state
+        self._pilots = {}
 
-    @functools.cached_property
-    def pilot(self):
-        """A :class:`Sample` of ``N_PILOT_ROWS`` of the sampled rows (itself if it has no more)."""
-        if self._rows.size <= N_PILOT_ROWS:
+    def pilot(self, n_rows=N_PILOT_ROWS):
+        """A :class:`Sample` of ``n_rows`` of the sampled rows (itself if it has no more)."""
+        if self._rows.size <= n_rows:
             return self
-        pilot = Sample(self.X[self._rows], self._random_state, self.owner, N_PILOT_ROWS)
-        pilot.n_rows = self.n_rows
-        return pilot
+        if n_rows not in self._pilots:
+            pilot = Sample(self.X[self._rows], self._random_state, self.owner, n_rows)
+            pilot.n_rows = self.n_rows
+            self._pilots[n_rows] = pilot
+        return self._pilots[n_rows]
+
+    @property
+    def index_in_parent(self):
+        """The positions of these rows among the rows of the ``X`` they were drawn from."""
+        return self._rows
 
     @functools.cached_property
     def rows(self):
@@ -156,16 +163,36 @@ def dense_product(A, B):
     """``A @ B.T`` as a dense float64 array (``A``, ``B`` dense or CSR)."""
     if sp.issparse(A) and sp.issparse(B):
         used = _used_column_indices(A, B)
-        cells = (A.shape[0] + B.shape[0]) * used.size
-        if 8 * cells <= DENSE_FACTOR_BYTES and A.nnz + B.nnz >= DENSE_FACTOR_DENSITY * cells:
+        if _densify(A.shape[0] + B.shape[0], used.size, A.nnz + B.nnz):
             A, B = (M[:, used].toarray() for M in (A, B))
     product = A @ B.T
     return product.toarray() if sp.issparse(product) else np.asarray(product, dtype=np.float64)
 
 
+def compact_columns(X):
+    """CSR ``X`` restricted to the columns it uses: dense where :func:`dense_product`
+    would densify it, CSR otherwise (the same products between its rows)."""
+    used = _used_column_indices(X)
+    if _densify(X.shape[0], used.size, X.nnz):
+        return X[:, used].toarray()
+    return _used_columns(X)
+
+
+def _densify(n_rows, n_columns, nnz):
+    """Whether rows that store ``nnz`` of their ``n_rows * n_columns`` cells are
+    multiplied dense (``DENSE_FACTOR_DENSITY``, ``DENSE_FACTOR_BYTES``)."""
+    cells = n_rows * n_columns
+    return 8 * cells <= DENSE_FACTOR_BYTES and nnz >= DENSE_FACTOR_DENSITY * cells
+
+
 def square(X):
     """The entries of ``X`` squared (dense or CSR)."""
-    return X.multiply(X) if sp.issparse(X) else X * X
+    return X.multiply(X).tocsr() if sp.issparse(X) else X * X
+
+
+def scale_rows(X, factors):
+    """Row ``i`` of ``X`` (dense or CSR) times ``factors[i]``."""
+    return sp.diags(factors) @ X if sp.issparse(X) else X * factors[:, None]
 
 
 def same_block_pairs(n_samples, block):
@@ -316,12 +343,23 @@ class Pilot:
         Draws the pilots' seeds.
     draws : tuple of int, default=PILOT_DRAWS
         The fewest and the most draws at a size.
+    kernel : ndarray of shape (n_sampled, n_sampled), default=None
+        The estimated kernel on all of ``sample``'s rows where the caller has
+        it; otherwise the first pilot computes it on the pilot rows.
+    n_rows : int, default=N_PILOT_ROWS
+        The sampled rows that the pilots transform.
     """
 
-    def __init__(self, sample, build, random_state, draws=PILOT_DRAWS):
-        self.sample, self.build, self.random_state = sample.pilot, build, random_state
+    def __init__(self, sample, build, random_state, draws=PILOT_DRAWS, kernel=None,
+                 n_rows=N_PILOT_ROWS):
+        self.sample, self.build = sample.pilot(n_rows), build
+        self.random_state = random_state
         self.draws = draws
         self.kernel = self.kernel_norm = None
+        if kernel is not None:
+            index = self.sample.index_in_parent
+            self.kernel = kernel[np.ix_(index, index)]
+            self.kernel_norm = self.sample.weigh_gram(self.kernel**2)
 
     def draw(self, n_components):
         """A map of size ``n_components`` drawn on the sample rows."""
@@ -343,8 +381,7 @@ class Pilot:
         """The squared error ``||G - K||^2`` (weighed) of one draw of size ``n_components``."""
         rows = self.sample.rows
         sketch_map = self.drawn(n_components)
-        gram = feature_gram(functools.partial(map_features, sketch_map), rows,
-                            sketch_map.n_output, sketch_map.sparse_output)
+        gram = feature_gram(functools.partial(map_features, sketch_map), rows, sketch_map)
         return self.sample.weigh_gram((gram - self.kernel) ** 2)
 
     def errors(self, n_components, squared):
@@ -393,23 +430,19 @@ def map_features(sketch_map, rows):
     return out
 
 
-def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
+def feature_gram(features, rows, sketch_map, max_bytes=GRAM_BYTES):
     """``Z Z^T`` (float64) of the features ``Z = features(rows)`` of a few rows.
 
+    ``sketch_map`` is the drawn map behind ``features``: its ``n_output``,
+    ``sparse_output`` and :meth:`~sklearn_sketch._map.SketchMap.gram`.
     Dense features of at most ``max_bytes`` are computed at once; beyond,
     by blocks of rows, each pair of blocks transformed again, so that the
     memory stays bounded whatever ``n_output`` is.
     """
-    n_rows = rows.shape[0]
-    block = n_rows if sparse_output else max(max_bytes // (16 * max(n_output, 1)), 1)
+    n_rows, n_output = rows.shape[0], max(sketch_map.n_output, 1)
+    block = n_rows if sketch_map.sparse_output else max(max_bytes // (16 * n_output), 1)
     if block >= n_rows:
-        Z = features(rows)
-        if sp.issparse(Z):
-            Z = _used_columns(Z.astype(np.float64))
-        else:
-            Z = np.asarray(Z, dtype=np.float64)
-        gram = Z @ Z.T
-        return gram.toarray() if sp.issparse(gram) else gram
+        return sketch_map.gram(features(rows))
     gram = np.empty((n_rows, n_rows))
     starts = range(0, n_rows, block)
     for a in starts:
@@ -421,6 +454,15 @@ def feature_gram(features, rows, n_output, sparse_output, max_bytes=GRAM_BYTES):
             gram[a : a + block, b : b + block] = Z_a @ Z_b.T
             gram[b : b + block, a : a + block] = gram[a : a + block, b : b + block].T
     return gram
+
+
+def product_gram(Z):
+    """``Z Z^T`` as a dense float64 array, of dense or CSR features ``Z``."""
+    if sp.issparse(Z):
+        Z = _used_columns(Z.astype(np.float64))
+        return (Z @ Z.T).toarray()
+    Z = np.asarray(Z, dtype=np.float64)
+    return Z @ Z.T
 
 
 def _used_columns(Z):

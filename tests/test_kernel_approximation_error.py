@@ -14,6 +14,8 @@
   scale, zero rows included.
 """
 
+from types import SimpleNamespace
+
 import _metrics_reference as reference
 import numpy as np
 import pytest
@@ -21,7 +23,7 @@ import scipy.sparse as sp
 from conftest import ESTIMATOR_REGISTRY, legal_input, make_estimator, statistical_seed
 from sklearn.metrics.pairwise import rbf_kernel
 
-from sklearn_sketch._sizing import feature_gram
+from sklearn_sketch._sizing import feature_gram, product_gram
 from sklearn_sketch.metrics import _zero_bit_probability, kernel_approximation_error
 
 SKETCHES = sorted(name for name in ESTIMATOR_REGISTRY if not name.startswith("KernelJL"))
@@ -119,8 +121,9 @@ def test_the_gram_matrix_by_blocks_is_the_whole_one():
     def features(R):
         return R @ W
 
-    whole = feature_gram(features, rows, 50, False)
-    blocks = feature_gram(features, rows, 50, False, max_bytes=16 * 50 * 7)
+    sketch_map = SimpleNamespace(n_output=50, sparse_output=False, gram=product_gram)
+    whole = feature_gram(features, rows, sketch_map)
+    blocks = feature_gram(features, rows, sketch_map, max_bytes=16 * 50 * 7)
     np.testing.assert_allclose(blocks, whole, rtol=1e-12)
     np.testing.assert_allclose(whole, features(rows) @ features(rows).T, rtol=1e-12)
 

@@ -95,8 +95,7 @@ def kernel_approximation_error(estimator, X, *, n_samples=1000, random_state=Non
     rows = _safe_indexing(X, index)
     valid = validate_features(estimator, rows, reset=False)
     kernel = estimator._map.estimated_kernel(valid.astype(np.float64))
-    gram = feature_gram(estimator.transform, rows, estimator._map.n_output,
-                        estimator._map.sparse_output)
+    gram = feature_gram(estimator.transform, rows, estimator._map)
     norm = weigh_gram(kernel**2, n_rows)
     if not norm > 0:
         raise ValueError(

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._map import SketchMap
+from .._sizing import product_gram
 from ..utils._hashing import bbit_codes
 from ..utils._sparse import dense_to_csr
 
@@ -133,6 +134,30 @@ class OneHotCodesMap(SketchMap):
         if not sp.issparse(X_chunk):
             X_chunk = dense_to_csr(X_chunk)
         return self.transform_csr(X_chunk, state)
+
+    def gram(self, Z):
+        # k comparisons per pair of nonempty rows (see _one_hot_kernels).
+        from ._one_hot_kernels import one_hot_agreements, one_hot_gram
+
+        Z = sp.csr_matrix(Z)
+        counts = np.diff(Z.indptr)
+        if not (np.all((counts == 0) | (counts == self.n_components)) and Z.has_sorted_indices):
+            # Not k entries per row in block order (zeros dropped): the product.
+            return product_gram(Z)
+        nonempty = np.flatnonzero(counts)
+        shape = (nonempty.size, self.n_components)
+        start = Z.indptr[0]
+        columns = Z.indices[start : start + nonempty.size * shape[1]].reshape(shape)
+        values = Z.data[start : start + columns.size].astype(np.float64).reshape(shape)
+        inner = np.empty((nonempty.size, nonempty.size))
+        if values.size and np.all(values == values.flat[0]):
+            one_hot_agreements(columns, inner)
+            inner *= values.flat[0] ** 2
+        else:
+            one_hot_gram(columns, values, inner)
+        gram = np.zeros((Z.shape[0], Z.shape[0]))
+        gram[np.ix_(nonempty, nonempty)] = inner
+        return gram
 
     @abstractmethod
     def transform_csr(self, X, state):

@@ -108,7 +108,7 @@ def fourier_model(sketch_map, sample, random_state):
     gamma = sketch_map.gamma
     if gamma == "scale":
         gamma = scale_gamma(sample.rows)
-    variance = [_frequency_variance(part, float(gamma)) for part in (sample, sample.pilot)]
+    variance = [_frequency_variance(part, float(gamma)) for part in (sample, sample.pilot())]
     new_map = type(sketch_map)
 
     def build(n_components):
