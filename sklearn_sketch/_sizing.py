@@ -266,11 +266,13 @@ class PilotModel(SizingModel):
     (an unbiased sketch's squared error falls at least as fast as ``1/n``
     until a floor; a flatter slope between noisy pilots is noise). Each
     refinement measures the size the law predicts, so that the line is
-    fitted on pilots around the size chosen. Where a larger size measured a
-    larger error (by more than 10% and two standard errors), the sketch is
-    past its best size (as one permutation's hashes, once they outnumber
-    the nonzeros): the model keeps the least error measured as a floor,
-    which no ``eps`` below reaches.
+    fitted on pilots around the size chosen. For a sketch whose error can
+    stop falling (``pilot.has_floor``: one permutation's hashes, once they
+    outnumber the nonzeros), a larger size that measured a larger error (by
+    more than 10% and two standard errors) means it is past its best size:
+    the model keeps the least error measured as a floor, which no ``eps``
+    below reaches. Other sketches have no floor, and such a measurement is
+    noise.
 
     Parameters
     ----------
@@ -291,7 +293,7 @@ class PilotModel(SizingModel):
         self.floor = None
         least = min((m for m in earlier if m[0] < self.n0), default=None,
                     key=lambda measured: measured[1])
-        if least is not None and error > 1.1 * least[1] and (
+        if pilot.has_floor and least is not None and error > 1.1 * least[1] and (
             error - least[1] > 2 * np.hypot(se, least[2])
         ):
             self.floor = least[:2]
@@ -348,12 +350,15 @@ class Pilot:
         it; otherwise the first pilot computes it on the pilot rows.
     n_rows : int, default=N_PILOT_ROWS
         The sampled rows that the pilots transform.
+    has_floor : bool, default=False
+        Whether the sketch's error can stop falling with the size (see
+        :class:`PilotModel`).
     """
 
     def __init__(self, sample, build, random_state, draws=PILOT_DRAWS, kernel=None,
-                 n_rows=N_PILOT_ROWS):
+                 n_rows=N_PILOT_ROWS, has_floor=False):
         self.sample, self.build = sample.pilot(n_rows), build
-        self.random_state = random_state
+        self.random_state, self.has_floor = random_state, has_floor
         self.draws = draws
         self.kernel = self.kernel_norm = None
         if kernel is not None:

@@ -430,3 +430,32 @@ def test_pilots_neither_refuse_a_reachable_eps_nor_extrapolate_below_them(params
     # (One fit's error at these small sizes is heavy-tailed: the median.)
     assert min(sizes) > np.median(sizes) / 3, sizes
     assert np.median(errors) < 1.3 * 0.2, (sizes, errors)
+
+
+class _ScriptedPilot:
+    """A pilot whose mean error at each size is given (and its standard error 1%)."""
+
+    def __init__(self, errors, has_floor):
+        self.errors, self.has_floor = errors, has_floor
+
+    def mean_error(self, n_components):
+        return self.errors[n_components], 0.01 * self.errors[n_components]
+
+
+@pytest.mark.parametrize("has_floor", [False, True])
+def test_only_a_sketch_that_can_floor_is_refused_past_its_best_size(has_floor):
+    # A larger error measured at a larger size means a floor only for a
+    # sketch whose error can stop falling (one permutation hashing): for the
+    # others (unbiased, variance falling with the size) it is noise, and the
+    # model extrapolates along the pilots' law instead of refusing the eps.
+    from sklearn_sketch._sizing import PilotModel, smallest_size
+
+    pilot = _ScriptedPilot({200: 0.12, 400: 0.14}, has_floor)
+    model = PilotModel(pilot, 400, former=PilotModel(pilot, 200))
+    size = smallest_size(model, 0.1)
+    if has_floor:
+        assert model.floor == (200, 0.12)
+        assert size is None
+    else:
+        assert model.floor is None
+        assert size is not None and size > 400

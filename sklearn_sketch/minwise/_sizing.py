@@ -115,7 +115,8 @@ def core_model(sketch_map, sample, build, random_state):
     pilot = None
     if sketch_map.hashing != "minwise":
         # The pilots' kernel: the sampled rows' (their means), not computed again.
-        pilot = Pilot(sample, build, random_state, kernel=mean, n_rows=N_PILOT_ROWS)
+        pilot = Pilot(sample, build, random_state, kernel=mean, n_rows=N_PILOT_ROWS,
+                      has_floor=sketch_map.hashing == "oph")
     return VarianceModel(lambda n: ratio / n, pilot=pilot)
 
 
