@@ -80,7 +80,7 @@ class CoREHasher(BaseSketch):
         ``hashing="minwise"`` the prediction is the exact variance of the
         estimate (see Notes, b-bit codes included) summed over the pairs;
         "fss" and "oph", whose locations are not independent, are measured
-        with pilot sketches drawn on 128 of the sampled rows, at the number
+        with pilot sketches drawn on 64 of the sampled rows, at the number
         of hashes that variance gives and then at the one predicted, their
         mean error extrapolated along the law they show ("oph" stops
         improving once the hashes outnumber the rows' nonzeros). ``fit``
