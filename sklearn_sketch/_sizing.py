@@ -160,11 +160,17 @@ MAX_COUNTED_COLUMNS = 2**22
 
 
 def dense_product(A, B):
-    """``A @ B.T`` as a dense float64 array (``A``, ``B`` dense or CSR)."""
+    """``A @ B.T`` as a dense float64 array (``A``, ``B`` dense or CSR).
+
+    CSR factors are renumbered to the columns they use first, so that the
+    cost follows their nonzeros whatever their width (scipy's product and
+    column indexing allocate arrays as long as the width).
+    """
     if sp.issparse(A) and sp.issparse(B):
         used = _used_column_indices(A, B)
+        A, B = (_renumbered(M, used) for M in (A, B))
         if _densify(A.shape[0] + B.shape[0], used.size, A.nnz + B.nnz):
-            A, B = (M[:, used].toarray() for M in (A, B))
+            A, B = A.toarray(), B.toarray()
     product = A @ B.T
     return product.toarray() if sp.issparse(product) else np.asarray(product, dtype=np.float64)
 
@@ -173,9 +179,8 @@ def compact_columns(X):
     """CSR ``X`` restricted to the columns it uses: dense where :func:`dense_product`
     would densify it, CSR otherwise (the same products between its rows)."""
     used = _used_column_indices(X)
-    if _densify(X.shape[0], used.size, X.nnz):
-        return X[:, used].toarray()
-    return _used_columns(X)
+    X = _renumbered(X, used)
+    return X.toarray() if _densify(X.shape[0], used.size, X.nnz) else X
 
 
 def _densify(n_rows, n_columns, nnz):
@@ -477,15 +482,15 @@ def _used_columns(Z):
     empty among a few rows: the product would cost in proportion to them.
     """
     Z = canonical_csr(Z)
-    if Z.shape[1] <= MAX_COUNTED_COLUMNS:
-        # A count per column and its running sum: O(nnz + columns), no sort.
-        used = np.bincount(Z.indices, minlength=Z.shape[1]) > 0
-        number = np.cumsum(used) - 1
-        return sp.csr_matrix((Z.data, number[Z.indices], Z.indptr),
-                             shape=(Z.shape[0], int(used.sum())))
-    columns, inverse = np.unique(Z.indices, return_inverse=True)
-    return sp.csr_matrix((Z.data, inverse.reshape(-1), Z.indptr),
-                         shape=(Z.shape[0], columns.size))
+    return _renumbered(Z, _used_column_indices(Z))
+
+
+def _renumbered(M, used):
+    """CSR ``M`` with its columns numbered by their place in ``used`` (sorted, and
+    holding every column ``M`` stores): ``used.size`` columns, the same products."""
+    M = sp.csr_matrix(M)
+    indices = np.searchsorted(used, M.indices).astype(M.indptr.dtype, copy=False)
+    return sp.csr_matrix((M.data, indices, M.indptr), shape=(M.shape[0], used.size))
 
 
 def _used_column_indices(*matrices):
@@ -494,7 +499,7 @@ def _used_column_indices(*matrices):
     if n_columns <= MAX_COUNTED_COLUMNS:
         counts = sum(np.bincount(M.indices, minlength=n_columns) for M in matrices)
         return np.flatnonzero(counts)
-    return functools.reduce(np.union1d, (M.indices for M in matrices))
+    return np.unique(np.concatenate([M.indices for M in matrices]))
 
 
 def smallest_size(model, eps):

@@ -236,3 +236,53 @@ def test_structured_diagonals_drawn_again_are_the_fitted_ones(method):
         assert_array_equal(estimator.gaussian_, expected[2])
     else:
         assert not hasattr(estimator, "permutations_")
+
+
+# Every estimator that sizes itself (all but KernelJL), each option.
+AUTO = [name for name in EVERY if not name.startswith("KernelJL")]
+
+
+@pytest.mark.parametrize("name", AUTO)
+def test_auto_size_on_wide_input_costs_what_its_nonzeros_cost(name):
+    # n_components="auto" evaluates products of the sampled rows: they must
+    # follow the rows' nonzeros (a product or a column index of scipy sized
+    # by the width alone takes 8 GiB at 2**31 columns).
+    X = legal_input(name, wide_rows(pool=20))
+    estimator = make_estimator(name).set_params(n_components="auto", eps=0.5)
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        estimator.fit(X)
+        seconds = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seconds < 5, seconds
+    assert peak < 300 * MIB, peak / MIB
+    assert np.isfinite(estimator.expected_error_)
+
+
+def test_products_of_wide_rows_are_those_of_their_columns():
+    # The columns a product uses, counted (narrow) or sorted (wide), are
+    # sorted and unique; the products renumbered to them are the plain ones.
+    from sklearn_sketch._sizing import (
+        MAX_COUNTED_COLUMNS,
+        _used_column_indices,
+        compact_columns,
+        dense_product,
+    )
+
+    narrow = wide_rows(n_features=1000, pool=30)
+    for width in (1000, MAX_COUNTED_COLUMNS + 1, WIDE):
+        X = sp.csr_matrix((narrow.data, narrow.indices * (width // 1000), narrow.indptr),
+                          shape=(4, width))
+        Y = X[[1, 0, 3]]
+        used = _used_column_indices(X)
+        assert_array_equal(used, np.unique(X.indices))
+        assert_array_equal(_used_column_indices(X, Y), np.unique(X.indices))
+        expected = (narrow @ narrow[[1, 0, 3]].T).toarray()
+        np.testing.assert_allclose(dense_product(X, Y), expected, rtol=1e-12)
+        compact = compact_columns(X)
+        product = compact @ compact.T
+        product = product.toarray() if sp.issparse(product) else product
+        np.testing.assert_allclose(product, (narrow @ narrow.T).toarray(), rtol=1e-12)
