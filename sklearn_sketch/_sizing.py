@@ -467,22 +467,18 @@ def feature_gram(features, rows, sketch_map, max_bytes=GRAM_BYTES):
 
 
 def product_gram(Z):
-    """``Z Z^T`` as a dense float64 array, of dense or CSR features ``Z``."""
-    if sp.issparse(Z):
-        Z = _used_columns(Z.astype(np.float64))
-        return (Z @ Z.T).toarray()
-    Z = np.asarray(Z, dtype=np.float64)
-    return Z @ Z.T
+    """``Z Z^T`` as a dense float64 array, of dense or CSR features ``Z``.
 
-
-def _used_columns(Z):
-    """CSR ``Z`` restricted to the columns it stores, in order (the same ``Z Z^T``).
-
-    A hasher's output has ``n_components * 2**b_bits`` columns, most of them
-    empty among a few rows: the product would cost in proportion to them.
+    CSR features are restricted to the columns they store first
+    (:func:`compact_columns`): a hasher's output has ``n_components *
+    2**b_bits`` columns, most of them empty among a few rows.
     """
-    Z = canonical_csr(Z)
-    return _renumbered(Z, _used_column_indices(Z))
+    if sp.issparse(Z):
+        Z = compact_columns(sp.csr_matrix(Z, dtype=np.float64))
+    else:
+        Z = np.asarray(Z, dtype=np.float64)
+    product = Z @ Z.T
+    return product.toarray() if sp.issparse(product) else product
 
 
 def _renumbered(M, used):
