@@ -62,19 +62,24 @@ def wide_rows(n_features=WIDE, seed=0, pool=None):
     )
 
 
+def _measured(work):
+    """``work()``'s result, its seconds and its peak of traced memory (bytes)."""
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        result = work()
+        seconds = time.perf_counter() - start
+        return result, seconds, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @ALL
 @KERNELS
 def test_wide_sparse_input_costs_what_its_nonzeros_cost(name, params):
     X = wide_rows()
     estimator = make_estimator(name, **params)
-    tracemalloc.start()
-    try:
-        start = time.perf_counter()
-        Z = estimator.fit(X).transform(X)
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    Z, seconds, peak = _measured(lambda: estimator.fit(X).transform(X))
     # A dense vector of the input's width alone would be 8 GiB (16 GiB
     # float64): anything O(n_features) fails both bounds by far.
     assert seconds < 5, seconds
@@ -249,14 +254,7 @@ def test_auto_size_on_wide_input_costs_what_its_nonzeros_cost(name):
     # by the width alone takes 8 GiB at 2**31 columns).
     X = legal_input(name, wide_rows(pool=20))
     estimator = make_estimator(name).set_params(n_components="auto", eps=0.5)
-    tracemalloc.start()
-    try:
-        start = time.perf_counter()
-        estimator.fit(X)
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, seconds, peak = _measured(lambda: estimator.fit(X))
     assert seconds < 5, seconds
     assert peak < 300 * MIB, peak / MIB
     assert np.isfinite(estimator.expected_error_)
