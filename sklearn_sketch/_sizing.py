@@ -269,7 +269,9 @@ class PilotModel(SizingModel):
     ``1/n`` law of independent features); through several, the weighted
     least-squares line in log-log scale, its slope clipped to ``[0.5, 2]``
     (an unbiased sketch's squared error falls at least as fast as ``1/n``
-    until a floor; a flatter slope between noisy pilots is noise). Each
+    until a floor; a flatter slope between noisy pilots is noise), to
+    ``[0.5, 1]`` for a sketch that can stop falling, whose squared error
+    ``C/n + F`` falls at most as fast as ``1/n``. Each
     refinement measures the size the law predicts, so that the line is
     fitted on pilots around the size chosen. For a sketch whose error can
     stop falling (``pilot.has_floor``: one permutation's hashes, once they
@@ -302,7 +304,9 @@ class PilotModel(SizingModel):
             error - least[1] > 2 * np.hypot(se, least[2])
         ):
             self.floor = least[:2]
-        self.log_scale, self.exponent = _fit_law(self.history)
+        # A sketch with a floor, err^2 = C / n + F, falls at most as 1 / n.
+        self.log_scale, self.exponent = _fit_law(self.history,
+                                                 highest=1.0 if pilot.has_floor else 2.0)
 
     def squared_error(self, n_components):
         if self.floor is not None:

@@ -459,3 +459,23 @@ def test_only_a_sketch_that_can_floor_is_refused_past_its_best_size(has_floor):
     else:
         assert model.floor is None
         assert size is not None and size > 400
+
+
+@pytest.mark.parametrize("has_floor", [False, True])
+def test_a_sketch_that_can_floor_is_not_extrapolated_faster_than_one_over_n(has_floor):
+    # A squared error C / n + F falls at most as fast as 1 / n: for one
+    # permutation hashing, two pilots whose errors fall faster (noise, or the
+    # rare bad fits of a heavy tail that the smaller size drew) are
+    # extrapolated at 1 / n, so that the size is not underestimated; a sketch
+    # without a floor can fall faster (up to 1 / n**2) near the input width.
+    from sklearn_sketch._sizing import PilotModel, smallest_size
+
+    pilot = _ScriptedPilot({1000: 0.2, 2000: 0.1}, has_floor)  # err^2 as n^-2
+    model = PilotModel(pilot, 2000, former=PilotModel(pilot, 1000))
+    expected = 1.0 if has_floor else 2.0
+    assert model.exponent == pytest.approx(expected)
+    size = smallest_size(model, 0.05)
+    if has_floor:  # at least 1 / n from the nearer pilot: 2000 * (0.1 / 0.05)**2
+        assert size >= 8000
+    else:
+        assert size == pytest.approx(4000, rel=0.01)
