@@ -4,11 +4,14 @@ For each estimator (a line per option) and data set of ``--rows`` rows
 (default 10,000), and each ``eps`` of ``--eps`` (default 0.1 and 0.03):
 
 * the size ``n_components_`` that ``fit`` chooses, and its predicted error
-  ``expected_error_``, both the mean over ``--seeds`` fits (seeds 0, 1, ...);
+  ``expected_error_``, both the mean over the fits (seeds 0, 1, ...);
 * the measured error, ``kernel_approximation_error`` of each fitted sketch
   on 1000 of the rows (``n_samples=1000``, the entries weighed as in the
-  Gram matrix of all of them), the mean and the root mean square over the
-  same fits;
+  Gram matrix of all of them): its mean over the fits with its standard
+  error, and its root mean square. ``--seeds`` fits at least, more (up to
+  ``--most-seeds``) while the standard error exceeds ``--precision`` of the
+  mean: where one fit's error is skewed (rare fits far above the others),
+  the mean of a few fits misses the rare ones;
 * the sizing's seconds, the best of ``--repeats`` interleaved runs of
   ``fit`` with ``n_components="auto"`` less the best of ``fit`` with
   ``n_components=n_components_`` (seed 0), against the seconds of that
@@ -25,7 +28,7 @@ Run::
 
     python benchmarks/bench_auto_size.py [--data-home DIR] [--datasets mnist 20ng]
         [--estimators NAME ...] [--eps 0.1 0.03] [--rows 10000] [--seeds 3]
-        [--repeats 3] [--blas-threads 1]
+        [--most-seeds 40] [--precision 0.05] [--repeats 3] [--blas-threads 1]
 """
 
 import argparse
@@ -103,16 +106,27 @@ def rows_for(X, rows, dataset):
     return X
 
 
-def errors(factory, X, eps, seeds):
-    """Sizes, predicted and measured errors of ``seeds`` fits (seeds 0, 1, ...)."""
+def errors(factory, X, eps, args):
+    """Sizes, predicted and measured errors of fits with seeds 0, 1, ...: at least
+    ``args.seeds``, more while the measured mean's standard error exceeds
+    ``args.precision`` of it, at most ``args.most_seeds``."""
     sizes, predicted, measured = [], [], []
-    for seed in range(seeds):
+    for seed in range(args.most_seeds):
         estimator = factory(n_components="auto", eps=eps, random_state=seed).fit(X)
         sizes.append(estimator.n_components_)
         predicted.append(estimator.expected_error_)
         measured.append(kernel_approximation_error(estimator, X, n_samples=1000,
                                                    random_state=0))
+        if len(measured) >= args.seeds and standard_error(measured) <= (
+            args.precision * np.mean(measured)
+        ):
+            break
     return sizes, np.array(predicted), np.array(measured)
+
+
+def standard_error(values):
+    """The standard error of the mean of ``values``."""
+    return np.std(values, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.inf
 
 
 def timings(factory, X, eps, n_components, repeats):
@@ -137,13 +151,14 @@ def warm_up(factory, X):
 def row(name, dataset, factory, X, eps, args):
     """One line of the table, or the refusal of an eps no size reaches."""
     try:
-        sizes, predicted, measured = errors(factory, X, eps, args.seeds)
+        sizes, predicted, measured = errors(factory, X, eps, args)
     except ValueError as error:
-        return [name, dataset, eps, "refused", "", "", "", "", "", str(error)[:60]]
+        return [name, dataset, eps, "refused", "", "", "", "", "", "", str(error)[:60]]
     sizing, work = timings(factory, X, eps, sizes[0], args.repeats)
     return [
         name, dataset, eps, int(np.mean(sizes)), f"{predicted.mean():.4f}",
-        f"{measured.mean():.4f}", f"{np.sqrt(np.mean(measured**2)):.4f}",
+        f"{measured.mean():.4f} ± {standard_error(measured):.4f}", measured.size,
+        f"{np.sqrt(np.mean(measured**2)):.4f}",
         f"{sizing:.3f}", f"{work:.3f}", f"{sizing / work:.2f}",
     ]
 
@@ -156,14 +171,17 @@ def main():
     parser.add_argument("--eps", nargs="+", type=float, default=[0.1, 0.03])
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--most-seeds", type=int, default=40)
+    parser.add_argument("--precision", type=float, default=0.05)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--blas-threads", type=int, default=1)
     args = parser.parse_args()
     data = {name: load(name, args.data_home, args.rows) for name in args.datasets}
-    print(f"{args.rows} rows, {args.seeds} seeds, best of {args.repeats} runs, "
+    print(f"{args.rows} rows, {args.seeds} to {args.most_seeds} fits (the measured mean "
+          f"within {args.precision:.0%}), best of {args.repeats} runs, "
           f"{args.blas_threads} BLAS thread(s)\n")
-    headers = ["estimator", "data", "eps", "size", "predicted", "measured (mean)",
-               "measured (rms)", "sizing s", "fit+transform s", "ratio"]
+    headers = ["estimator", "data", "eps", "size", "predicted", "measured (mean ± se)",
+               "fits", "measured (rms)", "sizing s", "fit+transform s", "ratio"]
     lines = []
     with threadpool_limits(args.blas_threads, user_api="blas"):
         for name in args.estimators:
