@@ -489,7 +489,14 @@ def _renumbered(M, used):
     """CSR ``M`` with its columns numbered by their place in ``used`` (sorted, and
     holding every column ``M`` stores): ``used.size`` columns, the same products."""
     M = sp.csr_matrix(M)
-    indices = np.searchsorted(used, M.indices).astype(M.indptr.dtype, copy=False)
+    if M.shape[1] <= MAX_COUNTED_COLUMNS:
+        # A gather through a table of the columns: several times faster than
+        # a binary search of every stored index.
+        table = np.zeros(M.shape[1], dtype=M.indptr.dtype)
+        table[used] = np.arange(used.size, dtype=M.indptr.dtype)
+        indices = table[M.indices]
+    else:
+        indices = np.searchsorted(used, M.indices).astype(M.indptr.dtype, copy=False)
     return sp.csr_matrix((M.data, indices, M.indptr), shape=(M.shape[0], used.size))
 
 
