@@ -479,3 +479,24 @@ def test_a_sketch_that_can_floor_is_not_extrapolated_faster_than_one_over_n(has_
         assert size >= 8000
     else:
         assert size == pytest.approx(4000, rel=0.01)
+
+
+def test_maclaurin_pilots_weigh_the_degrees_once(monkeypatch):
+    # MaclaurinSketch's draw weighs its degrees on the rows it is drawn on;
+    # the pilots of one sizing are all drawn on the same rows, so they weigh
+    # them once (and the fitted map once more, on the training rows).
+    from sklearn_sketch.polynomial import _maclaurin_sum
+
+    shapes, original = [], _maclaurin_sum.variance_proxies
+
+    def counted(X, degrees):
+        shapes.append(X.shape)
+        return original(X, degrees)
+
+    monkeypatch.setattr(_maclaurin_sum, "variance_proxies", counted)
+    X = normalize(_synthetic("dense"))
+    sketch = MaclaurinSketch("auto", eps=0.1, degree=3, coef0=1.0, random_state=0).fit(X)
+    assert len(shapes) == 2, shapes
+    monkeypatch.setattr(_maclaurin_sum, "variance_proxies", original)
+    fixed = MaclaurinSketch(sketch.n_components_, degree=3, coef0=1.0, random_state=0).fit(X)
+    np.testing.assert_array_equal(sketch.transform(X), fixed.transform(X))

@@ -169,7 +169,15 @@ class MaclaurinMap(PolynomialMap):
         minimum = 1
         if self.linear == "exact" and self.sketched and self.sketched[0] == 1:
             minimum = self.n_features + len(self.sketched) - 1 + int(self.has_constant)
-        return pilot_model(sample, build, random_state, minimum=minimum)
+        # Every pilot is drawn on the same rows: their degrees are weighed once.
+        weighed = {}
+
+        def build_weighed(n_components):
+            sketch_map = build(n_components)
+            sketch_map._weighed = weighed
+            return sketch_map
+
+        return pilot_model(sample, build_weighed, random_state, minimum=minimum)
 
     def drawn_maps(self):
         """The maps drawn for the blocks (or the whole kernel); None before the draw."""
@@ -235,7 +243,7 @@ class MaclaurinMap(PolynomialMap):
             self.padded_sketch_.owner = self.owner  # its overflow errors name ours
             self.padded_sketch_.draw(check_random_state(int(seeds[0])), X)
             return
-        weights = self.coefficients_[sketched] * np.sqrt(variance_proxies(rows, sketched))
+        weights = self.coefficients_[sketched] * np.sqrt(self._proxies(rows))
         self.linear_exact_ = self._keep_linear_exact(sketched, weights, self.budget)
         self.allocation_ = self._allocate(sketched, weights)
         self.sketches_ = [None] * (self.degree + 1)
@@ -247,6 +255,16 @@ class MaclaurinMap(PolynomialMap):
             )
             self.sketches_[i].owner = self.owner
             self.sketches_[i].draw(check_random_state(int(seeds[i])), X)
+
+    def _proxies(self, rows):
+        """:func:`variance_proxies` of the sketched degrees on ``rows``, computed once
+        for the pilots of a sizing (which share ``_weighed``, and their rows)."""
+        weighed = getattr(self, "_weighed", None)
+        if weighed is None:
+            return variance_proxies(rows, self.sketched)
+        if weighed.get("rows") is not rows:
+            weighed.update(rows=rows, proxies=variance_proxies(rows, self.sketched))
+        return weighed["proxies"]
 
     def _allocate(self, sketched, weights):
         """The number of features of each degree's block."""
