@@ -34,7 +34,7 @@ import argparse
 import numpy as np
 
 from _bench import default_data_home
-from bench_auto_size import ESTIMATORS, load, rows_for
+from bench_auto_size import ESTIMATORS, load, rows_for, standard_error
 
 from sklearn_sketch.metrics import kernel_approximation_error
 
@@ -67,9 +67,8 @@ def main():
         errors = spread(factory, rows_for(data, rows, args.dataset), n_components, args.fits)
         groups = errors[: errors.size // args.group * args.group].reshape(-1, args.group)
         means = groups.mean(axis=1)
-        se = errors.std(ddof=1) / np.sqrt(errors.size)
         print(f"{name}, n_components={n_components}: median {np.median(errors):.4f}, "
-              f"mean {errors.mean():.4f} (standard error {se:.4f}), "
+              f"mean {errors.mean():.4f} (standard error {standard_error(errors):.4f}), "
               f"root mean square {np.sqrt(np.mean(errors**2)):.4f}, largest {errors.max():.4f}; "
               f"mean of {args.group} fits {means.min():.4f} to {means.max():.4f}, "
               f"within 10% of the median in {np.mean(means <= 1.1 * np.median(errors)):.0%} "

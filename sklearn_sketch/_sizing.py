@@ -167,10 +167,13 @@ def dense_product(A, B):
     column indexing allocate arrays as long as the width).
     """
     if sp.issparse(A) and sp.issparse(B):
-        used = _used_column_indices(A, B)
-        A, B = (_renumbered(M, used) for M in (A, B))
+        same = B is A  # a Gram matrix: its factor renumbered (and densified) once
+        used = _used_column_indices(*((A,) if same else (A, B)))
+        A = _renumbered(A, used)
+        B = A if same else _renumbered(B, used)
         if _densify(A.shape[0] + B.shape[0], used.size, A.nnz + B.nnz):
-            A, B = A.toarray(), B.toarray()
+            A = A.toarray()
+            B = A if same else B.toarray()
     product = A @ B.T
     return product.toarray() if sp.issparse(product) else np.asarray(product, dtype=np.float64)
 

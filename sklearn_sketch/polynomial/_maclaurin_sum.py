@@ -19,6 +19,7 @@ from scipy import special
 from sklearn.utils import check_random_state
 
 from .._map import host_dtype
+from .._sizing import _renumbered, _used_column_indices
 from ..utils._hadamard import hadamard_length
 from ._count_sketch_product import CountSketchProductMap
 from ._hadamard_blocks import srht_width
@@ -75,14 +76,11 @@ def variance_proxies(X, degrees):
     follows their nonzeros whatever ``n_features`` is.
     """
     if sp.issparse(X):
-        X = X.tocsr()
         # Renumbering the used columns in order keeps every product's terms
         # and their order; the transpose of the full width would cost
         # O(n_features).
-        columns, inverse = np.unique(X.indices, return_inverse=True)
-        X = sp.csr_matrix(
-            (X.data, inverse.reshape(-1), X.indptr), shape=(X.shape[0], columns.size)
-        )
+        X = X.tocsr()
+        X = _renumbered(X, _used_column_indices(X))
     # Proxies beyond float64 (input near its maximum) are infinite, and
     # ``allocate`` then splits the features evenly; transform reports the
     # overflow of the features themselves.
