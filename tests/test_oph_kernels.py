@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _minwise_reference import (
+    P,
     bbit_code,
     fmix32,
     invert_probes,
@@ -129,6 +130,24 @@ def test_oph_positions_match_the_reference(
     )
     first = np.count_nonzero(np.diff(indptr[: start + 1]))
     np.testing.assert_array_equal(positions, expected[first : first + len(positions)])
+
+
+@pytest.mark.parametrize("n_bins, n_attempts", [(1, 1), (5, 1), (1, 4), (13, 6), (300, 256)])
+@pytest.mark.parametrize(
+    "coefficients",
+    [None, (0, 0), (P - 1, P - 1), (1, P - 1), (P - 1, 0), (2**60 + 12345, 2**61 - 3)],
+    ids=["drawn", "zero", "largest", "wrap-each-key", "negative-slope", "large"],
+)
+def test_probe_tables_match_the_reference(n_bins, n_attempts, coefficients):
+    # The kernel steps the linear hash from key to key by additions modulo
+    # P: slopes and intercepts at the edges of [0, P) wrap at every step.
+    if coefficients is None:
+        coefficients = draw_polynomial_hashes(np.random.RandomState(n_bins), 1, 2)[0]
+    expected = np.array(probes(coefficients, n_bins, n_attempts))
+    got = _positions.densification_probes(np.array(coefficients, dtype=np.uint64),
+                                          n_bins, n_attempts)
+    assert got.dtype == np.uint32
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize(

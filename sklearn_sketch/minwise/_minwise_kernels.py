@@ -57,6 +57,7 @@ _HIGH32 = np.uint64(0xFFFFFFFF00000000)
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint32(1)
 _ODD = np.uint64(1)
+_P = np.uint64((1 << 61) - 1)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -463,6 +464,29 @@ def _sketch_row(keys, s1, candidates, bins, empty, best):
         a = _multiplier(s1, n_bins + j)
         for p in range(n):
             best[j] = min(best[j], ((a * keys[p]) & _HIGH32) | np.uint64(p))
+
+
+@kernel
+def _probe_table(starts, step, out):
+    """The densification probes, attempt-major: ``out[t, j] = mix64(v_tj) mod n_bins``.
+
+    ``v_tj`` is the probes' linear hash modulo ``P = 2**61 - 1`` of the key
+    ``j * n_attempts + t``: ``starts[t]`` at bin 0 (fully reduced), then
+    ``step`` (the hash's slope times ``n_attempts``, fully reduced) more at
+    each bin, an addition modulo ``P`` where Horner's rule multiplies. The
+    values are those of ``utils._hashing.polynomial_hash`` and ``mix64``
+    (the tests compare them with the reference's).
+    """
+    n_attempts, n_bins = out.shape
+    bins = np.uint64(n_bins)
+    for t in range(n_attempts):
+        value = starts[t]
+        row = out[t]
+        for j in range(n_bins):
+            row[j] = _mix64(value) % bins
+            value += step
+            if value >= _P:
+                value -= _P
 
 
 @kernel
