@@ -388,8 +388,8 @@ def _probe_table(probe_coefficients, n_bins, n_attempts):
 
     The hash is linear (``PROBE_HASH_INDEPENDENCE = 2``), so the keys of one
     attempt, ``n_attempts`` apart from bin to bin, have values a constant
-    apart: the kernel adds it where Horner's rule would multiply, several
-    times faster than hashing every key (the tables are built at every
+    apart: the kernel adds it where Horner's rule would multiply, and mixes
+    and reduces each value in the same pass (the tables are built at every
     draw of a hasher, the pilots of ``n_components="auto"`` included).
     """
     from ._minwise_kernels import _probe_table as probe_table_kernel
