@@ -62,18 +62,15 @@ def probes(probe_coefficients, n_bins, n_attempts):
 def invert_probes(probe_table):
     """Pairs ``(j, t)`` by the bin ``probe_table[j][t]`` they probe, then ``t``, ``j``.
 
-    Returns the pairs' bins ``j``, their attempts ``t``, and ``bounds[f][s]``:
-    how many pairs probe a bin below ``f``, or bin ``f`` before attempt ``s``.
+    Returns the pairs packed as ``t << 32 | j``, and ``starts[f]``: how many
+    pairs probe a bin below ``f`` (``n_bins + 1`` of them).
     """
     n_bins, n_attempts = len(probe_table), len(probe_table[0])
     pairs = sorted(
         (probe_table[j][t], t, j) for j in range(n_bins) for t in range(n_attempts)
     )
-    bounds = [
-        [sum(1 for g, u, _ in pairs if (g, u) < (f, s)) for s in range(n_attempts + 1)]
-        for f in range(n_bins)
-    ]
-    return [j for _, _, j in pairs], [t for _, t, _ in pairs], bounds
+    starts = [sum(1 for g, _, _ in pairs if g < f) for f in range(n_bins + 1)]
+    return [(t << 32) | j for _, t, j in pairs], starts
 
 
 def oph_positions(indices, indptr, hash_coefficients, probe_table):

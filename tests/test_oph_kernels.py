@@ -166,9 +166,9 @@ def test_inverse_probe_lists_match_the_reference(n_bins, n_attempts):
     for table in tables:
         expected = invert_probes(table.tolist())
         result = _positions.invert_probes(np.ascontiguousarray(table.T, dtype=np.uint32))
-        for got, want in zip(result, expected):
-            assert got.dtype == np.int32
-            np.testing.assert_array_equal(got, np.array(want).reshape(got.shape))
+        for got, want, dtype in zip(result, expected, (np.uint64, np.int64)):
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got, np.array(want, dtype=dtype))
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])

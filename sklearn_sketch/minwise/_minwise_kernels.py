@@ -65,7 +65,7 @@ _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 
 @kernel
 def _oph_rows(
-    hashes, indices, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    hashes, indices, indptr, probe_table, probe_pairs, pair_starts, sparse_bins,
     coefficients, b_bits, offsets, out,
 ):
     """One-permutation hashing with optimal densification, row by row.
@@ -115,7 +115,7 @@ def _oph_rows(
             n_filled += old == _EMPTY
             filled[b] = 1
         _densify_row(
-            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+            filled, filled_bins[:n_filled], probe_table, probe_pairs, pair_starts,
             sparse_bins, first_hits, source, pending,
         )
         # The offset in the row of bin j's entry: best[source[j]] & _LOW32.
@@ -151,7 +151,7 @@ def _write_codes(best, source, row_indices, coefficients, b_bits, offsets, out_r
 
 @kernel
 def _binned_positions(
-    bin_hashes, order, indptr, probe_table, probing_bins, attempts, bounds, sparse_bins,
+    bin_hashes, order, indptr, probe_table, probe_pairs, pair_starts, sparse_bins,
     out,
 ):
     """:func:`_oph_positions` with the order within a bin given by ``order``.
@@ -186,7 +186,7 @@ def _binned_positions(
             best[b] = order[p]
             best_position[b] = p
         _densify_row(
-            filled, filled_bins[:n_filled], probe_table, probing_bins, attempts, bounds,
+            filled, filled_bins[:n_filled], probe_table, probe_pairs, pair_starts,
             sparse_bins, first_hits, source, pending,
         )
         for j in range(n_bins):
@@ -199,8 +199,8 @@ def _binned_positions(
 
 @kernel(inline="always")
 def _densify_row(
-    filled, filled_bins, probe_table, probing_bins, attempts, bounds, sparse_bins,
-    first_hits, source, pending,
+    filled, filled_bins, probe_table, probe_pairs, pair_starts, sparse_bins, first_hits,
+    source, pending,
 ):
     """Source bin of every bin of a row: itself if filled, else its first probe hit.
 
@@ -209,18 +209,17 @@ def _densify_row(
     first filled bin of its sequence, or, when every attempt misses, the
     first filled bin after it (circularly). A row with fewer than
     ``sparse_bins`` filled bins is settled from its filled bins, through
-    the inverse lists of the probes (``probing_bins[pair]`` probes its bin
-    at attempt ``attempts[pair]``; each of its empty bins would need many
+    the inverse lists of the probes (``probe_pairs``, see
+    :func:`_invert_probes`; each of its empty bins would need many
     attempts); the others attempt by attempt over the list of the bins
     still empty, without a branch. The two ways give the same sources.
     """
-    n_attempts, n_bins = probe_table.shape
+    n_bins = probe_table.shape[1]
     # Unsigned indices throughout: numba then skips the negative-index
     # wraparound of every access.
     if filled_bins.size < sparse_bins:
         n_pending = _settle_from_filled_bins(
-            filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits,
-            source, pending,
+            filled, filled_bins, probe_pairs, pair_starts, first_hits, source, pending,
         )
     else:
         # Every bin its own source, the empty ones listed for the attempts.
@@ -259,12 +258,11 @@ def _settle_circularly(filled, filled_bins, source, pending):
 
 @kernel
 def _settle_from_filled_bins(
-    filled, filled_bins, probing_bins, attempts, bounds, n_attempts, first_hits, source,
-    pending,
+    filled, filled_bins, probe_pairs, pair_starts, first_hits, source, pending,
 ):
     """Sources from the inverse lists of the filled bins; the bins left go to ``pending``.
 
-    Each filled bin's list holds the pairs (j, t) probing it, by attempt:
+    Each filled bin's list holds the pairs ``t << 32 | j`` probing it:
     one sequential read per filled bin. Bin ``j`` keeps the smallest
     ``(t, f)`` of its pairs, packed in ``first_hits[j]`` (all ``_EMPTY``
     on entry and on return), without a branch: its first hit. Returns the
@@ -272,10 +270,10 @@ def _settle_from_filled_bins(
     """
     for f in filled_bins:
         bin_f = np.uint64(f)
-        for pair in range(bounds[f, 0], bounds[f, n_attempts]):
-            j = probing_bins[pair]
-            hit = (np.uint64(attempts[pair]) << _U32) | bin_f
-            first_hits[j] = min(first_hits[j], hit)
+        for pair in range(pair_starts[f], pair_starts[f + 1]):
+            probe = probe_pairs[pair]
+            j = probe & _LOW32
+            first_hits[j] = min(first_hits[j], (probe & _HIGH32) | bin_f)
     n_pending = 0
     for j in range(source.size):
         hit = first_hits[j]
@@ -490,15 +488,15 @@ def _probe_table(starts, step, out):
 
 
 @kernel
-def _invert_probes(probe_table, probing_bins, attempts, bounds):
+def _invert_probes(probe_table, probe_pairs, pair_starts):
     """The inverse lists of the densification probes, by a counting sort.
 
     ``probe_table[t, j]`` is the bin that bin ``j`` probes at attempt ``t``.
-    The pairs ``(j, t)`` are written grouped by the bin they probe, in
-    attempt order, then bin order (``probing_bins``, ``attempts``), and
-    ``bounds[f, s]`` is where the pairs probing bin ``f`` at attempt ``s``
-    or later start: see ``_positions.invert_probes``. Two passes over the
-    table, where a sort would take several.
+    The pairs ``(j, t)``, packed as ``t << 32 | j``, are written to
+    ``probe_pairs`` grouped by the bin they probe, in attempt order, then bin
+    order; those probing bin ``f`` are ``probe_pairs[pair_starts[f] :
+    pair_starts[f + 1]]``. Two passes over the table, where a sort would take
+    several.
     """
     n_attempts, n_bins = probe_table.shape
     position = np.zeros(n_bins, dtype=np.int64)
@@ -509,15 +507,13 @@ def _invert_probes(probe_table, probing_bins, attempts, bounds):
     for f in range(n_bins):
         count = position[f]
         position[f] = start
+        pair_starts[f] = start
         start += count
+    pair_starts[n_bins] = start
     for t in range(n_attempts):
-        for f in range(n_bins):
-            bounds[f, t] = position[f]
+        attempt = np.uint64(t) << _U32
         for j in range(n_bins):
             f = probe_table[t, j]
             at = position[f]
-            probing_bins[at] = j
-            attempts[at] = t
+            probe_pairs[at] = attempt | np.uint64(j)
             position[f] = at + 1
-    for f in range(n_bins):
-        bounds[f, n_attempts] = position[f]

@@ -59,9 +59,9 @@ PROBE_HASH_INDEPENDENCE = 2
 # Densification probes per empty bin before the circular fallback; after 256
 # probes a bin stays empty only when its row fills under ~2% of the bins.
 MAX_PROBES = 256
-# Peak bytes per densification probe (their hashes, the table and its
-# inverse), for the size checks of fit.
-BYTES_PER_PROBE = 48
+# Bytes per densification probe (its bin in the table, 4, and its packed
+# pair in the inverse lists, 8), for the size checks of fit.
+BYTES_PER_PROBE = 12
 # A row of k bins, f of them filled, is densified from its filled bins (the
 # inverse lists of the probes, f * n_attempts steps) when f is below
 # SPARSE_FILL_FRACTION * k / sqrt(n_attempts), else bin by bin (about k / f
@@ -413,23 +413,21 @@ def invert_probes(probe_table):
 
     Returns
     -------
-    probing_bins : ndarray of shape (n_bins * n_attempts,), dtype int32
-        The bins ``j`` of all pairs ``(j, t)``, sorted by the bin ``f =
-        probe_table[t, j]`` they probe, then by the attempt ``t``, then by ``j``.
-    attempts : ndarray of shape (n_bins * n_attempts,), dtype int32
-        The attempts ``t`` of the same pairs.
-    bounds : ndarray of shape (n_bins, n_attempts + 1), dtype int32
-        The pairs probing bin ``f`` at attempts below ``s`` are
-        ``bounds[f, 0] : bounds[f, s]``.
+    probe_pairs : ndarray of shape (n_bins * n_attempts,), dtype uint64
+        The pairs ``(j, t)``, packed as ``t << 32 | j``, sorted by the bin
+        ``f = probe_table[t, j]`` they probe, then by the attempt ``t``, then
+        by ``j``.
+    pair_starts : ndarray of shape (n_bins + 1,), dtype int64
+        The pairs probing bin ``f`` are ``probe_pairs[pair_starts[f] :
+        pair_starts[f + 1]]``.
     """
     from ._minwise_kernels import _invert_probes
 
     n_attempts, n_bins = probe_table.shape
-    probing_bins = np.empty(n_bins * n_attempts, dtype=np.int32)
-    attempts = np.empty(n_bins * n_attempts, dtype=np.int32)
-    bounds = np.empty((n_bins, n_attempts + 1), dtype=np.int32)
-    _invert_probes(np.ascontiguousarray(probe_table), probing_bins, attempts, bounds)
-    return probing_bins, attempts, bounds
+    probe_pairs = np.empty(n_bins * n_attempts, dtype=np.uint64)
+    pair_starts = np.empty(n_bins + 1, dtype=np.int64)
+    _invert_probes(np.ascontiguousarray(probe_table), probe_pairs, pair_starts)
+    return probe_pairs, pair_starts
 
 
 def densification_tables(probe_coefficients, n_bins):
@@ -444,7 +442,7 @@ def densification_tables(probe_coefficients, n_bins):
         ``probe_table[t, j]``: the bin probed by bin ``j`` at attempt ``t``
         (:func:`densification_probes`, transposed: an attempt's probes are
         read together).
-    probing_bins, attempts, bounds : ndarray
+    probe_pairs, pair_starts : ndarray
         As in :func:`invert_probes`.
     """
     key = tuple(int(c) for c in probe_coefficients)
