@@ -44,6 +44,8 @@ PILOT_DRAWS = (3, 12)
 PILOT_PRECISION = 0.1
 #: Most refinements of a model by pilots near the size it predicts.
 MAX_REFINEMENTS = 4
+#: A refinement's pilot is at most this many times larger than the largest so far.
+MAX_PILOT_STEP = 8
 #: Bytes of features held at once to compute a Gram matrix of sample rows.
 GRAM_BYTES = 2**28
 
@@ -234,6 +236,10 @@ class SizingModel:
         """A model measured near ``n_components``, or None where this one is final."""
         return None
 
+    def measured_size(self, requested):
+        """The size this model (a refinement asked for ``requested``) measured."""
+        return requested
+
 
 class VarianceModel(SizingModel):
     """A closed form: ``squared_error(n)`` is ``variance(n)``, already relative.
@@ -320,7 +326,15 @@ class PilotModel(SizingModel):
     def refine(self, n_components):
         if self.floor is not None or n_components == self.n0:
             return None
+        # Measured at most MAX_PILOT_STEP times beyond the largest pilot:
+        # the law of pilots far smaller extrapolates poorly (the error of a
+        # sketch of sketches can fall faster than 1/n from a small size).
+        largest = max(size for size, _, _ in self.history)
+        n_components = min(n_components, MAX_PILOT_STEP * largest)
         return PilotModel(self.pilot, n_components, self.admissible, former=self)
+
+    def measured_size(self, requested):
+        return self.n0
 
 
 def _fit_law(history, lowest=0.5, highest=2.0):
@@ -562,15 +576,26 @@ def auto_size(estimator, X):
     probe.owner = owner
     with single_threaded_blas():
         model = probe.sizing_model(sample, build, random_state)
+        return refined_size(model, eps, owner)
+
+
+def refined_size(model, eps, owner="the sketch"):
+    """``(n_components, expected_error)``: :func:`smallest_size` of ``model``, refined.
+
+    Each refinement measures pilots at the size chosen (at most
+    ``MAX_PILOT_STEP`` times the largest pilot so far) and chooses again,
+    until the size chosen is within 25% of the size measured, at most
+    ``MAX_REFINEMENTS`` times.
+    """
+    n_components = _reachable_size(model, eps, owner)
+    for _ in range(MAX_REFINEMENTS):
+        finer = model.refine(n_components)
+        if finer is None:
+            break
+        model, former = finer, finer.measured_size(n_components)
         n_components = _reachable_size(model, eps, owner)
-        for _ in range(MAX_REFINEMENTS):
-            finer = model.refine(n_components)
-            if finer is None:
-                break
-            model, former = finer, n_components
-            n_components = _reachable_size(model, eps, owner)
-            if abs(n_components - former) <= 0.25 * former:
-                break
+        if abs(n_components - former) <= 0.25 * former:
+            break
     return n_components, float(np.sqrt(model.squared_error(n_components)))
 
 

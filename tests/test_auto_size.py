@@ -500,3 +500,37 @@ def test_maclaurin_pilots_weigh_the_degrees_once(monkeypatch):
     monkeypatch.setattr(_maclaurin_sum, "variance_proxies", original)
     fixed = MaclaurinSketch(sketch.n_components_, degree=3, coef0=1.0, random_state=0).fit(X)
     np.testing.assert_array_equal(sketch.transform(X), fixed.transform(X))
+
+
+class _LawPilot:
+    """A pilot whose mean error follows ``err^2 = C n^-a`` exactly; records the sizes."""
+
+    has_floor = False
+
+    def __init__(self, error_at_256, exponent):
+        self.scale, self.exponent, self.sizes = error_at_256**2 * 256**exponent, exponent, []
+
+    def mean_error(self, n_components):
+        self.sizes.append(n_components)
+        error = np.sqrt(self.scale * n_components**-self.exponent)
+        return error, 0.01 * error
+
+
+@pytest.mark.parametrize("exponent", [1.0, 1.5, 2.0])
+@pytest.mark.parametrize("eps", [0.1, 0.03, 0.01])
+def test_pilots_step_towards_the_size_and_end_near_it(exponent, eps):
+    # A sketch of sketches can lose error faster than 1 / n from its first
+    # pilot, so that the 1 / n law of that pilot alone overshoots the size
+    # many times: each refinement measures at most MAX_PILOT_STEP times its
+    # largest pilot, and the size chosen is within 25% of one measured.
+    from sklearn_sketch._sizing import MAX_PILOT_STEP, PilotModel, refined_size
+
+    pilot = _LawPilot(0.2, exponent)
+    size, expected = refined_size(PilotModel(pilot, 256), eps)
+    for before, measured in zip(pilot.sizes, pilot.sizes[1:]):
+        assert measured <= MAX_PILOT_STEP * before, pilot.sizes
+    assert abs(size - pilot.sizes[-1]) <= 0.25 * pilot.sizes[-1], (size, pilot.sizes)
+    exact = (pilot.scale / eps**2) ** (1 / exponent)
+    assert size == pytest.approx(exact, rel=0.02), pilot.sizes
+    assert expected == pytest.approx(eps, rel=0.02)
+
