@@ -45,27 +45,32 @@ def code_offset(b_bits):
     return 0.0 if b_bits is None else 2.0**-b_bits
 
 
-def pattern_statistics(X, kernel="core2", projection="gaussian"):
+def pattern_statistics(X, kernel="core2", projection="gaussian", dtype=np.float64):
     """Per pair of rows of ``X``: the sizes and shared entries of their supports and,
     as ``kernel`` and ``projection`` need them, sums over their normalized values
-    (see :func:`core_moments`), by matrix products.
+    (see :func:`core_moments`), by matrix products in ``dtype`` (float32 for a
+    variance, whose estimate needs no more digits; float64 for the kernel the
+    error is measured against), returned in float64.
     """
     X = compact_columns(sp.csr_matrix(X, dtype=np.float64))
-    B = (X != 0).astype(np.float64)
-    sizes = np.asarray(B.sum(axis=1)).ravel()
+    B = (X != 0).astype(dtype)
+    sizes = np.asarray(B.sum(axis=1), dtype=np.float64).ravel()
     shared = dense_product(B, B)
     stats = dict(sizes=sizes, shared=shared, union=sizes[:, None] + sizes[None, :] - shared)
     if kernel == "resemblance":
         return stats
+    # Normalized in float64 (whatever the scale of the rows), then multiplied in dtype.
     norms = np.sqrt(np.asarray(square(X).sum(axis=1)).ravel())
     U = scale_rows(X, np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0))
+    U = U.astype(dtype)
     stats["rho"] = dense_product(U, U)
     if kernel == "core1" and projection != "rademacher":
         return stats
     U2 = square(U)
     stats["fourth"] = dense_product(U2, U2)
     if kernel == "core2":
-        stats.update(squares_shared=dense_product(U2, B), sums=np.asarray(U.sum(axis=1)).ravel(),
+        sums = np.asarray(U.sum(axis=1), dtype=np.float64).ravel()
+        stats.update(squares_shared=dense_product(U2, B), sums=sums,
                      sums_shared=dense_product(U, B))
     return stats
 
@@ -109,7 +114,7 @@ def core_model(sketch_map, sample, build, random_state):
     """Independent hashes: the exact variance; "fss" and "oph": pilots at the size
     it predicts (their hashes are not independent)."""
     kernel, projection = sketch_map.kernel, sketch_map.projection
-    stats = pattern_statistics(sample.rows, kernel, projection)
+    stats = pattern_statistics(sample.rows, kernel, projection, dtype=np.float32)
     mean, second = core_moments(stats, kernel, projection, sketch_map.b_bits)
     ratio = sample.relative(sample.weigh_gram(second - mean**2), sample.weigh_gram(mean**2))
     pilot = None
