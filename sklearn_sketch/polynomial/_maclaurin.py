@@ -61,9 +61,9 @@ class MaclaurinSketch(BaseSketch):
         features of the training rows and their kernel matrix ``K``. The
         blocks' sizes follow from the data, with no closed form: the
         prediction is measured, with pilot sketches of 256 features, then of
-        the size predicted, drawn on 128 of the sampled rows and their mean
-        error extrapolated as ``n_components ** -0.5`` (or along the law two
-        pilot sizes show). ``fit`` evaluates it on a sample of the training
+        the size predicted (at most 8 times the largest pilot), drawn on 128
+        of the sampled rows and their mean error extrapolated as
+        ``n_components ** -0.5`` (or along the law two pilot sizes show). ``fit`` evaluates it on a sample of the training
         rows (all the pairs of at most 256 of them, whatever their number;
         with ``partial_fit``, of the first batch) and chooses the smallest
         size whose predicted error is at most ``eps``, at most ``2**17``; an

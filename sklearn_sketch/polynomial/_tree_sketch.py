@@ -63,9 +63,9 @@ class PolynomialTreeSketch(BaseSketch):
         features of the training rows and their kernel matrix ``K``. The
         nodes sketch sketches, with no closed form: the prediction is
         measured, with pilot sketches of 256 features, then of the size
-        predicted, drawn on 128 of the sampled rows and their mean error
-        extrapolated as ``n_components ** -0.5`` (or along the law two pilot
-        sizes show). ``fit`` evaluates it on a sample of the training rows
+        predicted (at most 8 times the largest pilot), drawn on 128 of the
+        sampled rows and their mean error extrapolated as ``n_components **
+        -0.5`` (or along the law two pilot sizes show). ``fit`` evaluates it on a sample of the training rows
         (all the pairs of at most 256 of them, whatever their number; with
         ``partial_fit``, of the first batch) and chooses the smallest size
         (a fast real FFT length with ``base="tensorsketch"``) whose
