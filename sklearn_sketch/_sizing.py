@@ -68,14 +68,20 @@ class Sample:
     owner : str
         The estimator's class name, for the messages.
     n_sample_rows : int, default=N_SIZING_ROWS
+    among : ndarray of int, default=None
+        The rows of ``X`` to draw from (all of them by default): a pilot
+        sample draws from its parent's rows, without copying them.
     """
 
-    def __init__(self, X, random_state, owner="the sketch", n_sample_rows=N_SIZING_ROWS):
-        n = X.shape[0]
-        self.X, self.n_rows, self.owner = X, n, owner
-        self._rows = np.arange(n)
-        if n > n_sample_rows:
-            self._rows = np.sort(random_state.choice(n, n_sample_rows, replace=False))
+    def __init__(self, X, random_state, owner="the sketch", n_sample_rows=N_SIZING_ROWS,
+                 among=None):
+        among = np.arange(X.shape[0]) if among is None else among
+        self.X, self.n_rows, self.owner = X, X.shape[0], owner
+        self._in_parent = np.arange(among.size)
+        if among.size > n_sample_rows:
+            self._in_parent = np.sort(random_state.choice(among.size, n_sample_rows,
+                                                          replace=False))
+        self._rows = among[self._in_parent]
         self._random_state = random_state
         self._pilots = {}
 
@@ -84,15 +90,14 @@ class Sample:
         if self._rows.size <= n_rows:
             return self
         if n_rows not in self._pilots:
-            pilot = Sample(self.X[self._rows], self._random_state, self.owner, n_rows)
-            pilot.n_rows = self.n_rows
-            self._pilots[n_rows] = pilot
+            self._pilots[n_rows] = Sample(self.X, self._random_state, self.owner, n_rows,
+                                          among=self._rows)
         return self._pilots[n_rows]
 
     @property
     def index_in_parent(self):
-        """The positions of these rows among the rows of the ``X`` they were drawn from."""
-        return self._rows
+        """The positions of these rows among the rows they were drawn from."""
+        return self._in_parent
 
     @functools.cached_property
     def rows(self):

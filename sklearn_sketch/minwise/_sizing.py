@@ -52,7 +52,10 @@ def pattern_statistics(X, kernel="core2", projection="gaussian", dtype=np.float6
     variance, whose estimate needs no more digits; float64 for the kernel the
     error is measured against), returned in float64.
     """
-    X = compact_columns(sp.csr_matrix(X, dtype=np.float64))
+    if sp.issparse(X):
+        X = compact_columns(sp.csr_matrix(X, dtype=np.float64))
+    else:  # Dense rows are multiplied dense (through CSR, as good as a copy).
+        X = np.asarray(X, dtype=np.float64)
     B = (X != 0).astype(dtype)
     sizes = np.asarray(B.sum(axis=1), dtype=np.float64).ravel()
     shared = dense_product(B, B)
