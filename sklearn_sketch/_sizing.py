@@ -75,13 +75,13 @@ class Sample:
 
     def __init__(self, X, random_state, owner="the sketch", n_sample_rows=N_SIZING_ROWS,
                  among=None):
-        among = np.arange(X.shape[0]) if among is None else among
         self.X, self.n_rows, self.owner = X, X.shape[0], owner
-        self._in_parent = np.arange(among.size)
-        if among.size > n_sample_rows:
-            self._in_parent = np.sort(random_state.choice(among.size, n_sample_rows,
-                                                          replace=False))
-        self._rows = among[self._in_parent]
+        n = self.n_rows if among is None else among.size
+        if n > n_sample_rows:
+            self._in_parent = np.sort(random_state.choice(n, n_sample_rows, replace=False))
+        else:
+            self._in_parent = np.arange(n)
+        self._rows = self._in_parent if among is None else among[self._in_parent]
         self._random_state = random_state
         self._pilots = {}
 

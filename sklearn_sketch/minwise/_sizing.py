@@ -54,7 +54,7 @@ def pattern_statistics(X, kernel="core2", projection="gaussian", dtype=np.float6
     """
     if sp.issparse(X):
         X = compact_columns(sp.csr_matrix(X, dtype=np.float64))
-    else:  # Dense rows are multiplied dense (through CSR, as good as a copy).
+    else:  # Dense rows stay dense (through CSR and back would cost more than a copy).
         X = np.asarray(X, dtype=np.float64)
     B = (X != 0).astype(dtype)
     sizes = np.asarray(B.sum(axis=1), dtype=np.float64).ravel()

@@ -65,11 +65,12 @@ class PolynomialTreeSketch(BaseSketch):
         measured, with pilot sketches of 256 features, then of the size
         predicted (at most 8 times the largest pilot), drawn on 128 of the
         sampled rows and their mean error extrapolated as ``n_components **
-        -0.5`` (or along the law two pilot sizes show). ``fit`` evaluates it on a sample of the training rows
-        (all the pairs of at most 256 of them, whatever their number; with
-        ``partial_fit``, of the first batch) and chooses the smallest size
-        (a fast real FFT length with ``base="tensorsketch"``) whose
-        predicted error is at most ``eps``, at most ``2**17``; an ``eps``
+        -0.5`` (or along the law two pilot sizes show). ``fit`` evaluates it
+        on a sample of the training rows (all the pairs of at most 256 of
+        them, whatever their number; with ``partial_fit``, of the first batch)
+        and chooses the smallest size (a fast real FFT length with
+        ``base="tensorsketch"``) whose predicted error is at most ``eps``, at
+        most ``2**17``; an ``eps``
         that needs more, or a kernel that is 0 on the sample, raises a
         ValueError. Ignored for an int ``n_components``. Between 0 and 1.
 
